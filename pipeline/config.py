@@ -1,0 +1,53 @@
+"""One place for configuration: params.yaml (repo root or cwd) over built-in defaults."""
+from __future__ import annotations
+
+import copy
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+DEFAULTS: dict = {
+    "paths": {
+        "db": "data/logml.duckdb",
+        "raw": "data/raw",
+        "labeled": "data/labeled",
+        "models": "models",
+        "reports": "reports",
+    },
+    "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20},
+    "mining": {"sim_th": 0.4, "depth": 4, "max_children": 100, "extra_delimiters": ["=", ","]},
+}
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in (over or {}).items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def params_path() -> Path | None:
+    """LOGML_PARAMS wins; else params.yaml in the working directory."""
+    env = os.environ.get("LOGML_PARAMS")
+    if env:
+        return Path(env)
+    here = Path.cwd() / "params.yaml"
+    return here if here.exists() else None
+
+
+@lru_cache(maxsize=8)
+def _load(path: str | None) -> dict:
+    if path is None:
+        return copy.deepcopy(DEFAULTS)
+    with open(path, encoding="utf-8") as fh:
+        return _merge(DEFAULTS, yaml.safe_load(fh) or {})
+
+
+def load_params(path: str | Path | None = None) -> dict:
+    chosen = Path(path) if path else params_path()
+    return copy.deepcopy(_load(str(chosen) if chosen else None))

@@ -1,0 +1,378 @@
+"""Ingest: sources -> normalize -> mask/dedupe -> DuckDB, then Drain3 over new distinct messages.
+
+Safety model (why the order is what it is):
+- Phase 1 reads files chunk by chunk. Each chunk's events, message counts, problems, run stats and
+  the file's new byte offset commit in ONE transaction, so a kill -9 loses at most the chunk in
+  flight and a rerun resumes at the committed offset: nothing lost, nothing duplicated.
+- Phase 2 mines only messages that have no template yet, distinct and sorted, in one transaction.
+  Mining therefore sees the same input in the same order whether the ingest ran through or was
+  interrupted and rerun, so the warehouse ends up identical.
+- A file is recognised by the hash of its first bytes, not its name: a rotated `x-json.log` that
+  became `x-json.log.1` (or `.1.gz`) resumes where it was, and only new lines are added.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import duckdb
+import fsspec
+import pandas as pd
+
+from pipeline import sources, store
+from pipeline.config import load_params
+from pipeline.mining import MaskCache, Template, TemplateMiner
+from pipeline.normalize import Normalizer
+
+HEAD_BYTES = 1024
+
+# Facts Paddle prints about itself; first match per run wins.
+FACTS = {
+    "driver_api": ("Driver API Version", re.compile(r"Driver API Version:\s*([\d.]+)")),
+    "runtime_api": ("Runtime API Version", re.compile(r"Runtime API Version:\s*([\d.]+)")),
+    "compute_capability": ("Compute Capability", re.compile(r"Compute Capability:\s*([\d.]+)")),
+    "paddle_version": ("addle", re.compile(
+        r"(?i)paddle(?:paddle)?(?:-gpu)?(?:\s+version|\.__version__|==|\s*:)\s*[:=]?\s*v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)")),
+}
+
+
+@dataclass
+class IngestSummary:
+    ingest_id: int
+    source: str
+    runs: int = 0
+    new_runs: int = 0
+    files_read: int = 0
+    files_skipped: int = 0
+    lines: int = 0
+    events: int = 0
+    templates: int = 0
+    new_templates: int = 0
+    problems: int = 0
+    seconds: float = 0.0
+    problem_reasons: dict = field(default_factory=dict)
+
+    def line(self, db: str) -> str:
+        rate = self.lines / self.seconds if self.seconds else 0.0
+        reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.problem_reasons.items()))
+        return (f"ingested {self.runs} runs ({self.new_runs} new), {self.files_read} files read, "
+                f"{self.lines:,} lines -> {self.events:,} events, {self.templates} templates "
+                f"({self.new_templates} new), {self.problems} problems{f' ({reasons})' if reasons else ''} "
+                f"in {self.seconds:.1f} s ({rate:,.0f} lines/s); warehouse {db}")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def read_head(logfile: sources.LogFile, n: int = HEAD_BYTES) -> bytes:
+    """First n decompressed bytes; b"" when unreadable (the reader reports why)."""
+    try:
+        fs, path = fsspec.core.url_to_fs(logfile.path)
+        with fs.open(path, "rb") as raw:
+            if logfile.compressed:
+                with gzip.GzipFile(fileobj=raw) as gz:
+                    return _read_upto(gz, n)
+            return raw.read(n)
+    except (OSError, EOFError, ValueError):
+        return b""
+
+
+def _read_upto(stream, n: int) -> bytes:
+    out = b""
+    try:
+        while len(out) < n:
+            block = stream.read(n - len(out))
+            if not block:
+                break
+            out += block
+    except (OSError, EOFError):
+        pass  # truncated gzip: what came before the break is the head
+    return out
+
+
+def size_of(logfile: sources.LogFile) -> int | None:
+    try:
+        fs, path = fsspec.core.url_to_fs(logfile.path)
+        return fs.size(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _file_id(run_id: str, head_hash: str) -> str:
+    return hashlib.sha1(f"{run_id}\0{head_hash}".encode()).hexdigest()[:16]
+
+
+def _find_manifest_row(con, run_id: str, logfile: sources.LogFile, head: bytes):
+    """The manifest row whose recorded head is a prefix of this file's head, if any."""
+    rows = con.execute(
+        "SELECT file_id, head_hash, head_len, offset_bytes, lines_read, status, size_bytes "
+        "FROM files WHERE run_id = ?", [run_id]).fetchall()
+    for file_id, head_hash, head_len, offset, lines_read, status, size in rows:
+        if head_len <= len(head) and hashlib.sha1(head[:head_len]).hexdigest() == head_hash:
+            return {"file_id": file_id, "offset": offset, "lines_read": lines_read, "status": status,
+                    "size": size}
+    return None
+
+
+def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
+    if not runs:
+        return 0
+    frame = pd.DataFrame([{
+        "run_id": r.run_id, "host": r.host, "kind": r.kind, "container_id": r.container_id,
+        "name": r.name, "namespace": r.namespace, "pod": r.pod, "image": r.image,
+        "image_tag": r.image_tag, "exit_code": r.exit_code, "oom_killed": r.oom_killed,
+        "started_at": r.started_at, "finished_at": r.finished_at,
+        "labels": json.dumps(r.labels or {}, sort_keys=True),
+    } for r in runs])
+    known = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    con.register("new_runs", frame)
+    con.execute("""
+        INSERT INTO runs (run_id, host, kind, container_id, name, namespace, pod, image, image_tag,
+                          exit_code, oom_killed, started_at, finished_at, labels, n_events,
+                          first_ingest, last_ingest)
+        SELECT run_id, host, kind, container_id, name, namespace, pod, image, image_tag,
+               TRY_CAST(exit_code AS INTEGER), TRY_CAST(oom_killed AS BOOLEAN),
+               TRY_CAST(started_at AS TIMESTAMP), TRY_CAST(finished_at AS TIMESTAMP),
+               labels::JSON, 0, ?, ?
+        FROM new_runs
+        ON CONFLICT (run_id) DO UPDATE SET
+            host = excluded.host, image = excluded.image, image_tag = excluded.image_tag,
+            exit_code = excluded.exit_code, oom_killed = excluded.oom_killed,
+            started_at = excluded.started_at, finished_at = excluded.finished_at,
+            labels = excluded.labels, name = excluded.name
+    """, [ingest_id, ingest_id])
+    con.unregister("new_runs")
+    return con.execute("SELECT count(*) FROM runs").fetchone()[0] - known
+
+
+def _facts(messages: pd.Series) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name, (needle, pattern) in FACTS.items():
+        for msg in messages[messages.str.contains(needle, regex=False, na=False)].head(50):
+            m = pattern.search(msg)
+            if m:
+                found[name] = m.group(1)
+                break
+    return found
+
+
+class _FileWriter:
+    """Commits one file's chunks: events + message counts + problems + offset, atomically."""
+
+    def __init__(self, con, ingest_id: int, run: sources.Run, logfile: sources.LogFile, file_id: str,
+                 head: bytes, masks: MaskCache, size: int | None):
+        self.con, self.ingest_id, self.run, self.logfile = con, ingest_id, run, logfile
+        self.file_id, self.head, self.masks, self.size = file_id, head, masks, size
+        self.events = 0
+        self.problems = 0
+        self.reasons: dict[str, int] = {}
+
+    def commit(self, events: pd.DataFrame, offset: int, lines_read: int,
+               problems: list[sources.Problem], status: str) -> None:
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            if len(events):
+                self._write_events(events)
+            if problems:
+                con.executemany(
+                    "INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)",
+                    [[self.ingest_id, self.run.run_id, p.path, p.line, p.reason, p.detail[:500]]
+                     for p in problems])
+                for p in problems:
+                    self.reasons[p.reason] = self.reasons.get(p.reason, 0) + 1
+            head = self.head[:HEAD_BYTES]
+            con.execute("""
+                INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (file_id) DO UPDATE SET
+                    path = excluded.path, rotation = excluded.rotation, head_hash = excluded.head_hash,
+                    head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
+                    lines_read = excluded.lines_read, events = files.events + excluded.events,
+                    status = excluded.status, last_ingest = excluded.last_ingest,
+                    size_bytes = excluded.size_bytes
+            """, [self.file_id, self.run.run_id, self.logfile.path, self.logfile.fmt, self.logfile.rotation,
+                  hashlib.sha1(head).hexdigest(), len(head), offset, lines_read, len(events), status,
+                  self.ingest_id, self.ingest_id,
+                  # the size marks the file as fully read: only the final commit records it
+                  None if status == "partial" else self.size])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self.events += len(events)
+        self.problems += len(problems)
+
+    def _write_events(self, events: pd.DataFrame) -> None:
+        con = self.con
+        keys, masked_of = self.masks.lookup(events["message"].tolist())
+        frame = events.assign(
+            run_id=self.run.run_id, file_id=self.file_id, message_key=keys, ingest_id=self.ingest_id,
+            text=events["text"].where(events["text"] != events["message"], None))
+        masked = pd.DataFrame({"message_key": list(masked_of), "masked": list(masked_of.values())})
+        con.register("chunk_events", frame)
+        con.register("chunk_masked", masked)
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE chunk AS
+            SELECT run_id, file_id, line_no, n_lines, TRY_CAST(ts AS TIMESTAMP) AS ts, stream, level,
+                   kind, message_key, message, text, ingest_id FROM chunk_events""")
+        con.execute("INSERT INTO events SELECT * FROM chunk")
+        con.execute("""
+            INSERT INTO messages
+            SELECT c.message_key, any_value(m.masked), NULL, count(*), min(c.ts), max(c.ts),
+                   min(c.message), ?
+            FROM chunk c JOIN chunk_masked m USING (message_key) GROUP BY c.message_key
+            ON CONFLICT (message_key) DO UPDATE SET
+                count = messages.count + excluded.count,
+                first_seen = least(messages.first_seen, excluded.first_seen),
+                last_seen = greatest(messages.last_seen, excluded.last_seen)
+        """, [self.ingest_id])
+        facts = _facts(frame["message"])
+        con.execute(f"""
+            UPDATE runs SET n_events = n_events + s.n,
+                first_ts = least(runs.first_ts, s.first_ts), last_ts = greatest(runs.last_ts, s.last_ts),
+                last_ingest = ?
+                {''.join(f', {k} = coalesce(runs.{k}, ?)' for k in facts)}
+            FROM (SELECT count(*) n, min(ts) first_ts, max(ts) last_ts FROM chunk) s
+            WHERE runs.run_id = ?""", [self.ingest_id, *facts.values(), self.run.run_id])
+        con.unregister("chunk_events")
+        con.unregister("chunk_masked")
+
+
+def _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary) -> None:
+    head = read_head(logfile, HEAD_BYTES)
+    row = _find_manifest_row(con, run.run_id, logfile, head)
+    size = size_of(logfile)
+    if row and (row["status"] == "complete" or (size is not None and size == row["size"])):
+        summary.files_skipped += 1  # fully read before, or unchanged since the last attempt
+        return
+    if row:
+        file_id, offset, lines_read = row["file_id"], row["offset"], row["lines_read"]
+    else:
+        file_id, offset, lines_read = _file_id(run.run_id, hashlib.sha1(head).hexdigest()), 0, 0
+    writer = _FileWriter(con, ingest_id, run, logfile, file_id, head, masks, size)
+    normalizer = Normalizer()
+    pending_problems: list[sources.Problem] = []
+    committed_offset, committed_lines = offset, lines_read
+    last_offset, last_lines = offset, lines_read
+    for chunk in sources.read_chunks(logfile, start_offset=offset, start_line=lines_read,
+                                     chunk_lines=chunk_lines):
+        events, n_pending = normalizer.feed(chunk)
+        pending_problems.extend(chunk.problems)
+        if chunk.lines:
+            last_offset, last_lines = chunk.end_offsets[-1], chunk.end_lines[-1]
+        done = len(chunk.lines) - n_pending
+        if done > 0:
+            committed_offset, committed_lines = chunk.end_offsets[done - 1], chunk.end_lines[done - 1]
+        # Problems of lines still carried wait for the commit that includes those lines.
+        ready = [p for p in pending_problems if p.line is not None and p.line <= committed_lines]
+        pending_problems = [p for p in pending_problems if not (p.line is not None and p.line <= committed_lines)]
+        writer.commit(events, committed_offset, committed_lines, ready, "partial")
+        summary.lines += max(0, committed_lines - lines_read)
+        lines_read = committed_lines
+    # End of the file as it is now: flush the open block, record file-level problems.
+    tail = normalizer.flush()
+    final_offset = max(committed_offset, last_offset)
+    final_lines = max(committed_lines, last_lines)
+    # Rotated and compressed files never grow again; a truncated one is retried next time.
+    truncated = any(p.reason.startswith("truncated") for p in pending_problems)
+    status = "complete" if (logfile.compressed or logfile.rotation > 0) and not truncated else "open"
+    writer.commit(tail, final_offset, final_lines, pending_problems, status)
+    summary.lines += max(0, final_lines - lines_read)
+    summary.files_read += 1
+    summary.events += writer.events
+    summary.problems += writer.problems
+    for reason, n in writer.reasons.items():
+        summary.problem_reasons[reason] = summary.problem_reasons.get(reason, 0) + n
+
+
+def _load_templates(con) -> list[Template]:
+    rows = con.execute(
+        "SELECT template_key, cluster_id, template, initial_template FROM templates ORDER BY cluster_id"
+    ).fetchall()
+    return [Template(*row) for row in rows]
+
+
+def mine_new_messages(con, ingest_id: int, params: dict) -> int:
+    """Phase 2: Drain3 over messages without a template, distinct and sorted; one transaction."""
+    new = con.execute(
+        "SELECT message_key, masked FROM messages WHERE template_key IS NULL ORDER BY masked, message_key"
+    ).fetchall()
+    known = {t.template_key for t in _load_templates(con)}
+    miner = TemplateMiner.from_params(_load_templates(con), params)
+    keys = miner.learn(masked for _, masked in new)
+    templates = pd.DataFrame([asdict(t) for t in miner.templates()],
+                             columns=["template_key", "cluster_id", "template", "initial_template"])
+    assigned = pd.DataFrame({"message_key": [k for k, _ in new], "template_key": keys})
+    con.execute("BEGIN")
+    try:
+        con.register("assigned", assigned)
+        con.register("mined", templates)
+        con.execute("""UPDATE messages SET template_key = a.template_key FROM assigned a
+                       WHERE messages.message_key = a.message_key""")
+        con.execute("""
+            INSERT INTO templates (template_key, cluster_id, template, initial_template, first_ingest)
+            SELECT template_key, cluster_id, template, initial_template, ? FROM mined
+            ON CONFLICT (template_key) DO UPDATE SET template = excluded.template""", [ingest_id])
+        con.execute("""
+            UPDATE templates SET count = s.count, n_messages = s.n_messages, first_seen = s.first_seen,
+                                 last_seen = s.last_seen, example = s.example
+            FROM (SELECT template_key, sum(count) AS count, count(*) AS n_messages,
+                         min(first_seen) AS first_seen, max(last_seen) AS last_seen,
+                         min(example) AS example
+                  FROM messages GROUP BY template_key) s
+            WHERE templates.template_key = s.template_key""")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("assigned")
+        con.unregister("mined")
+    return len(set(keys) - known)
+
+
+def ingest(source: str, db: str, params: dict | None = None,
+           on_file: Callable[[sources.Run, sources.LogFile], None] | None = None,
+           con: duckdb.DuckDBPyConnection | None = None) -> IngestSummary:
+    """Ingest everything new under `source` into the warehouse at `db` (caller holds the lock)."""
+    params = params or load_params()
+    started = time.perf_counter()
+    own = con is None
+    con = con or store.connect(db)
+    try:
+        ingest_id = con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests").fetchone()[0]
+        con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
+                    [ingest_id, source])
+        summary = IngestSummary(ingest_id=ingest_id, source=source)
+        runs, problems = sources.discover(source)
+        summary.runs = len(runs)
+        summary.new_runs = _upsert_runs(con, runs, ingest_id)
+        if problems:
+            con.executemany("INSERT INTO problems VALUES (?, NULL, ?, ?, ?, ?)",
+                            [[ingest_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems])
+            summary.problems += len(problems)
+            for p in problems:
+                summary.problem_reasons[p.reason] = summary.problem_reasons.get(p.reason, 0) + 1
+        masks = MaskCache()
+        chunk_lines = int(params["ingest"]["chunk_lines"])
+        for run in runs:
+            for logfile in run.files:
+                if on_file:
+                    on_file(run, logfile)
+                _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary)
+        summary.new_templates = mine_new_messages(con, ingest_id, params)
+        summary.templates = con.execute("SELECT count(*) FROM templates").fetchone()[0]
+        summary.seconds = time.perf_counter() - started
+        con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
+                       events = ?, new_templates = ?, problems = ? WHERE ingest_id = ?""",
+                    [summary.files_read, summary.lines, summary.events, summary.new_templates,
+                     summary.problems, ingest_id])
+        return summary
+    finally:
+        if own:
+            con.close()

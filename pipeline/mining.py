@@ -1,0 +1,162 @@
+"""Template mining: mask variable tokens, dedupe, Drain3 over distinct messages only.
+
+Why it is shaped like this:
+- Most container log lines repeat once their numbers are gone, so a line is first reduced to a
+  *digit-collapsed* key (every digit -> "0", one C-level str.translate) and only distinct keys are
+  masked; only distinct masked messages ever reach Drain3, in sorted order, so the result does not
+  depend on how input was chunked or interrupted.
+- Template keys are stable: a cluster's key is derived from the template it had when it was created
+  and never changes when Drain3 later generalises the template. Messages point to template keys,
+  so rows whose template generalised later follow it automatically.
+- Drain3's own jsonpickle snapshots are never used: the miner state is the templates table
+  (cluster id, initial tokens, current tokens), rebuilt here into a fresh Drain tree.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from drain3.drain import Drain, LogCluster
+
+# Ordered: earlier masks protect their match from later, more general ones.
+# [^\S\n] rather than \s: masks never cross lines.
+MASKS: list[tuple[str, str]] = [
+    ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+    ("TS", r"\b\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"),
+    ("URL", r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+"),
+    ("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),
+    ("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b"),
+    ("PATH", r"(?<![\w.<>])(?:~|\.{1,2})?(?:/[\w.+@%-]+){2,}/?|(?<![\w.<>/])[A-Za-z]:\\[^\s'\"]+"),
+    ("SHAPE", r"\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)+[^\S\n]*,?[^\S\n]*\]"),
+    ("SIZE", r"\b\d+(?:\.\d+)?[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)\b"),
+    ("DUR", r"\b\d+:\d{2}:\d{2}(?:\.\d+)?\b|\b\d+(?:\.\d+)?[^\S\n]?(?:ms|us|ns|sec|secs|seconds|s|min|mins|h)\b"),
+    ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b"),
+    ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])"),
+]
+_MASK_RES = [(f"<{name}>", re.compile(pattern)) for name, pattern in MASKS]
+_DIGITS = str.maketrans("0123456789", "0000000000")
+
+
+def collapse_digits(message: str) -> str:
+    """Cheap dedupe key: masks only ever look at digit *positions*, never digit values."""
+    return message.translate(_DIGITS)
+
+
+def mask(message: str) -> str:
+    for token, pattern in _MASK_RES:
+        message = pattern.sub(token, message)
+    return " ".join(message.split())
+
+
+def message_key(masked: str) -> str:
+    return hashlib.sha1(masked.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def template_key(initial_template: str) -> str:
+    return "T" + hashlib.sha1(initial_template.encode("utf-8", "surrogatepass")).hexdigest()[:11]
+
+
+class MaskCache:
+    """raw message -> (message_key, masked), memoised on the digit-collapsed form.
+
+    Bounded: it is cleared when it grows past max_size, which only costs recomputation.
+    """
+
+    def __init__(self, max_size: int = 500_000) -> None:
+        self.max_size = max_size
+        self._by_collapsed: dict[str, tuple[str, str]] = {}
+
+    def lookup(self, messages: Iterable[str]) -> tuple[list[str], dict[str, str]]:
+        """Return the message key of each message and {key: masked} of the keys seen."""
+        cache = self._by_collapsed
+        if len(cache) > self.max_size:
+            cache.clear()
+        keys: list[str] = []
+        masked_of: dict[str, str] = {}
+        translate = str.translate
+        for msg in messages:
+            collapsed = translate(msg, _DIGITS)
+            hit = cache.get(collapsed)
+            if hit is None:
+                masked = mask(msg)
+                hit = (message_key(masked), masked)
+                cache[collapsed] = hit
+            keys.append(hit[0])
+            masked_of[hit[0]] = hit[1]
+        return keys, masked_of
+
+
+@dataclass
+class Template:
+    template_key: str
+    cluster_id: int
+    template: str           # current (possibly generalised) template
+    initial_template: str   # the template at creation: fixes the key and the prefix-tree path
+
+
+class TemplateMiner:
+    """Drain3 with state kept as plain Template rows (see module docstring)."""
+
+    def __init__(self, templates: Sequence[Template] = (), sim_th: float = 0.4, depth: int = 4,
+                 max_children: int = 100, extra_delimiters: Sequence[str] = ("=", ",")) -> None:
+        self.drain = Drain(depth=depth, sim_th=sim_th, max_children=max_children,
+                           extra_delimiters=tuple(extra_delimiters))
+        self._key_of: dict[int, str] = {}
+        self._initial: dict[int, str] = {}
+        for tpl in sorted(templates, key=lambda t: t.cluster_id):
+            self._restore(tpl)
+
+    @classmethod
+    def from_params(cls, templates: Sequence[Template], params: dict) -> TemplateMiner:
+        m = params.get("mining", {})
+        return cls(templates, sim_th=m.get("sim_th", 0.4), depth=m.get("depth", 4),
+                   max_children=m.get("max_children", 100),
+                   extra_delimiters=m.get("extra_delimiters", ("=", ",")))
+
+    def _restore(self, tpl: Template) -> None:
+        # The tree path is built from the initial tokens, exactly as Drain3 built it when the
+        # cluster was created; the cluster then carries its current (generalised) tokens.
+        cluster = LogCluster(self.drain.get_content_as_tokens(tpl.initial_template), tpl.cluster_id)
+        self.drain.id_to_cluster[tpl.cluster_id] = cluster
+        self.drain.add_seq_to_prefix_tree(self.drain.root_node, cluster)
+        cluster.log_template_tokens = tuple(tpl.template.split(" ")) if tpl.template else ()
+        self.drain.clusters_counter = max(self.drain.clusters_counter, tpl.cluster_id)
+        self._key_of[tpl.cluster_id] = tpl.template_key
+        self._initial[tpl.cluster_id] = tpl.initial_template
+
+    def learn(self, masked_messages: Iterable[str]) -> list[str]:
+        """Add messages (callers pass distinct messages in sorted order); return their template keys."""
+        keys = []
+        for masked in masked_messages:
+            cluster, change = self.drain.add_log_message(masked)
+            cid = cluster.cluster_id
+            if change == "cluster_created":
+                initial = cluster.get_template()
+                key = template_key(initial)
+                if key in self._key_of.values():  # same initial text reborn after an LRU eviction
+                    key = template_key(f"{initial}#{cid}")
+                self._key_of[cid] = key
+                self._initial[cid] = initial
+            keys.append(self._key_of[cid])
+        return keys
+
+    def match(self, masked: str) -> str | None:
+        """Match-only (predict): never creates or changes a template."""
+        cluster = self.drain.match(masked, full_search_strategy="fallback")
+        return self._key_of.get(cluster.cluster_id) if cluster else None
+
+    def templates(self) -> list[Template]:
+        return [
+            Template(self._key_of[c.cluster_id], c.cluster_id, c.get_template(), self._initial[c.cluster_id])
+            for c in sorted(self.drain.clusters, key=lambda c: c.cluster_id)
+        ]
+
+
+def template_params(template: str, masked_or_raw: str) -> list[str]:
+    """Values standing where the template has <*> (token-aligned; empty when lengths differ)."""
+    t_tokens, m_tokens = template.split(), masked_or_raw.split()
+    if len(t_tokens) != len(m_tokens):
+        return []
+    return [m for t, m in zip(t_tokens, m_tokens) if t == "<*>"]

@@ -1,0 +1,156 @@
+"""DuckDB warehouse: schema, migrations, the nightly lock, and small typed accessors.
+
+Tables
+  meta       key/value (schema_version)
+  ingests    one row per ingest attempt (status running|done)
+  files      manifest: one row per physical log file ever read (identity = run + head fingerprint)
+  runs       one row per container run, metadata + facts Paddle printed about itself
+  events     one row per normalized event (a line or a grouped block)
+  messages   distinct masked messages -> template_key, exact counts
+  templates  mined templates with stable keys
+  problems   every bad input met: file, line, reason
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+SCHEMA_VERSION = 1
+
+# Each entry migrates from version i to i+1; index 0 creates the schema.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+    CREATE TABLE IF NOT EXISTS ingests (
+        ingest_id INTEGER PRIMARY KEY, source VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP,
+        status VARCHAR, files_read INTEGER, lines BIGINT, events BIGINT, new_templates INTEGER,
+        problems INTEGER);
+    CREATE TABLE IF NOT EXISTS files (
+        file_id VARCHAR PRIMARY KEY, run_id VARCHAR, path VARCHAR, fmt VARCHAR, rotation INTEGER,
+        head_hash VARCHAR, head_len INTEGER, offset_bytes BIGINT, lines_read BIGINT, events BIGINT,
+        status VARCHAR, first_ingest INTEGER, last_ingest INTEGER, size_bytes BIGINT);
+    CREATE TABLE IF NOT EXISTS runs (
+        run_id VARCHAR PRIMARY KEY, host VARCHAR, kind VARCHAR, container_id VARCHAR, name VARCHAR,
+        namespace VARCHAR, pod VARCHAR, image VARCHAR, image_tag VARCHAR, exit_code INTEGER,
+        oom_killed BOOLEAN, started_at TIMESTAMP, finished_at TIMESTAMP, labels JSON,
+        paddle_version VARCHAR, driver_api VARCHAR, runtime_api VARCHAR, compute_capability VARCHAR,
+        first_ts TIMESTAMP, last_ts TIMESTAMP, n_events BIGINT, first_ingest INTEGER, last_ingest INTEGER);
+    CREATE TABLE IF NOT EXISTS events (
+        run_id VARCHAR, file_id VARCHAR, line_no BIGINT, n_lines INTEGER, ts TIMESTAMP,
+        stream VARCHAR, level VARCHAR, kind VARCHAR, message_key VARCHAR, message VARCHAR,
+        text VARCHAR, ingest_id INTEGER);
+    CREATE TABLE IF NOT EXISTS messages (
+        message_key VARCHAR PRIMARY KEY, masked VARCHAR, template_key VARCHAR, count BIGINT,
+        first_seen TIMESTAMP, last_seen TIMESTAMP, example VARCHAR, first_ingest INTEGER);
+    CREATE TABLE IF NOT EXISTS templates (
+        template_key VARCHAR PRIMARY KEY, cluster_id INTEGER, template VARCHAR,
+        initial_template VARCHAR, count BIGINT, n_messages BIGINT, first_seen TIMESTAMP,
+        last_seen TIMESTAMP, example VARCHAR, first_ingest INTEGER);
+    CREATE TABLE IF NOT EXISTS problems (
+        ingest_id INTEGER, run_id VARCHAR, path VARCHAR, line BIGINT, reason VARCHAR, detail VARCHAR);
+    """,
+]
+
+
+class WarehouseLocked(RuntimeError):
+    pass
+
+
+def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse, creating or migrating it (writers only)."""
+    db_path = str(db_path)
+    if read_only:
+        if not Path(db_path).exists():
+            raise FileNotFoundError(f"no warehouse at {db_path}: run `logml ingest SOURCE` first")
+        return duckdb.connect(db_path, read_only=True)
+    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(db_path)
+    migrate(con)
+    return con
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    has_meta = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'").fetchone()[0]
+    if not has_meta:
+        return 0
+    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> int:
+    current = schema_version(con)
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(f"warehouse schema {current} is newer than this logml ({SCHEMA_VERSION})")
+    for version in range(current, SCHEMA_VERSION):
+        con.execute("BEGIN")
+        con.execute(MIGRATIONS[version])
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(version + 1)])
+        con.execute("COMMIT")
+    return SCHEMA_VERSION
+
+
+@contextmanager
+def warehouse_lock(db_path: str | Path, wait: bool = False, poll: float = 0.5):
+    """An advisory lock beside the DuckDB file: one writer (nightly/ingest) at a time.
+
+    flock is released by the kernel when the holder dies, so a kill -9 never leaves a stale lock.
+    """
+    lock_path = Path(f"{db_path}.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not wait:
+                    holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+                    raise WarehouseLocked(
+                        f"warehouse {db_path} is locked by {holder}; "
+                        "another logml ingest/nightly is running (use --wait to wait for it)") from None
+                time.sleep(poll)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    names = ["runs", "files", "events", "messages", "templates", "problems"]
+    return {n: con.execute(f"SELECT count(*) FROM {n}").fetchone()[0] for n in names}
+
+
+def list_templates(con: duckdb.DuckDBPyConnection, top: int | None = None,
+                   new_since: str | None = None):
+    """Templates by frequency; new_since keeps those first seen (log time) on or after a date."""
+    sql = """SELECT template_key, count, n_messages, first_seen, last_seen, template, example
+             FROM templates WHERE (? IS NULL OR first_seen >= CAST(? AS TIMESTAMP))
+             ORDER BY count DESC, template_key"""
+    if top:
+        sql += f" LIMIT {int(top)}"
+    return con.execute(sql, [new_since, new_since]).df()
+
+
+def list_runs(con: duckdb.DuckDBPyConnection, host: str | None = None, image: str | None = None,
+              limit: int | None = None):
+    sql = """SELECT run_id, host, kind, image, exit_code, oom_killed, started_at, finished_at,
+                    n_events, paddle_version, driver_api, runtime_api, compute_capability
+             FROM runs WHERE (? IS NULL OR host = ?) AND (? IS NULL OR image LIKE '%' || ? || '%')
+             ORDER BY run_id"""
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return con.execute(sql, [host, host, image, image]).df()
+
+
+def list_problems(con: duckdb.DuckDBPyConnection, ingest_id: int | None = None):
+    return con.execute("""SELECT ingest_id, run_id, path, line, reason, detail FROM problems
+                          WHERE (? IS NULL OR ingest_id = ?) ORDER BY ingest_id, path, line""",
+                       [ingest_id, ingest_id]).df()
