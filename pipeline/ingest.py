@@ -129,7 +129,7 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
         "started_at": r.started_at, "finished_at": r.finished_at,
         "labels": json.dumps(r.labels or {}, sort_keys=True),
     } for r in runs])
-    known = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    known = store.scalar(con, "SELECT count(*) FROM runs")
     con.register("new_runs", frame)
     con.execute("""
         INSERT INTO runs (run_id, host, kind, container_id, name, namespace, pod, image, image_tag,
@@ -147,7 +147,7 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
             labels = excluded.labels, name = excluded.name
     """, [ingest_id, ingest_id])
     con.unregister("new_runs")
-    return con.execute("SELECT count(*) FROM runs").fetchone()[0] - known
+    return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
 def _facts(messages: pd.Series) -> dict[str, str]:
@@ -345,7 +345,7 @@ def ingest(source: str, db: str, params: dict | None = None,
     own = con is None
     con = con or store.connect(db)
     try:
-        ingest_id = con.execute("SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests").fetchone()[0]
+        ingest_id = store.scalar(con, "SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests")
         con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
                     [ingest_id, source])
         summary = IngestSummary(ingest_id=ingest_id, source=source)
@@ -366,7 +366,7 @@ def ingest(source: str, db: str, params: dict | None = None,
                     on_file(run, logfile)
                 _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary)
         summary.new_templates = mine_new_messages(con, ingest_id, params)
-        summary.templates = con.execute("SELECT count(*) FROM templates").fetchone()[0]
+        summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
         summary.seconds = time.perf_counter() - started
         con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
                        events = ?, new_templates = ?, problems = ? WHERE ingest_id = ?""",

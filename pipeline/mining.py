@@ -2,7 +2,7 @@
 
 Why it is shaped like this:
 - Most container log lines repeat once their numbers are gone, so a line is first reduced to a
-  *digit-collapsed* key (every digit -> "0", one C-level str.translate) and only distinct keys are
+  *digit-collapsed* key (digits 1-9 -> "1", one C-level str.translate) and only distinct keys are
   masked; only distinct masked messages ever reach Drain3, in sorted order, so the result does not
   depend on how input was chunked or interrupted.
 - Template keys are stable: a cluster's key is derived from the template it had when it was created
@@ -36,7 +36,8 @@ MASKS: list[tuple[str, str]] = [
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])"),
 ]
 _MASK_RES = [(f"<{name}>", re.compile(pattern)) for name, pattern in MASKS]
-_DIGITS = str.maketrans("0123456789", "0000000000")
+# "0" stays apart from 1-9 because "0x" opens a hex literal; no mask depends on other digit values.
+_DIGITS = str.maketrans("123456789", "111111111")
 
 
 def collapse_digits(message: str) -> str:

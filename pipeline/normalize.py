@@ -5,8 +5,43 @@ Contract:
   Normalizer().flush() -> events                     # emit whatever block is still open (end of run)
 A block still open at the end of a chunk is carried to the next feed(); n_pending says how many
 of the chunk's trailing lines are carried, so the caller commits the byte offset before them.
+
+Also:
+  normalize_lines(lines, ts=None, streams=None) -> events   # one chunk of plain lines, feed + flush
+  parse_line(line, env_ts=None) -> (ts, level, message, family)
+
+Behaviour in short (details in the comments below):
+* One header regex per family (GLOG, Python logging in the bracketed / ISO / "LAUNCH" styles,
+  bare ISO-8601 timestamps, Python ``warnings`` lines); a first-character dispatch picks the
+  one or two candidates, so a line costs one regex attempt in the common case.
+* Multi-line blocks are grouped per stream (stdout and stderr never mix, and a line of the
+  other stream in the middle of a traceback is its own event):
+    py_traceback   "Traceback (most recent call last):" .. exception line (+ indented
+                   continuation such as "  [Hint: ...] (at /paddle/...)"), chained tracebacks
+                   ("During handling of the above exception..." / "The above exception was the
+                   direct cause...") are one event whose message is the final exception line.
+    cpp_traceback  a Paddle error dump that contains a C++ stack: "C++ Traceback (most recent
+                   call last):" (2.x/3.x), "C++ Call Stacks (More useful to developers):" and
+                   "Python Call Stacks (More useful to users):" (1.6-1.8), "Python Call stacks:" /
+                   "C++ Call stacks:" / "PaddlePaddle Call Stacks:" (1.5), each with the
+                   "Error Message Summary:" that follows; message = the summary error line.
+                   Also GLOG "F... Check failed" + "*** Check failure stack trace: ***" + "@ 0x.."
+                   frames and the "*** Aborted at ..." / "PC: @" / "*** SIGSEGV ..." signal dump.
+    error_summary  an "Error Message Summary:" block with no C++ stack before it.
+  The Paddle error dump that Paddle appends to a Python exception after a blank line
+  ("RuntimeError: " + blank + "-----" + "C++ Traceback ...") is a separate cpp_traceback event;
+  the Python traceback ends at its exception line.
+* Results do not depend on how lines are split into chunks; events come out ordered by their
+  first line.  Blank lines outside blocks produce no event.
 """
 from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from itertools import count
+
+import numpy as np
+import pandas as pd
 
 EVENT_COLUMNS = [
     "line_no",   # int: 1-based physical line of the event's first line in its file
@@ -18,3 +53,738 @@ EVENT_COLUMNS = [
     "message",   # free text for mining: header stripped; for a block its summary line
     "text",      # the whole event (header stripped), lines joined with "\n"
 ]
+
+MAX_BLOCK_LINES = 500
+MAX_BLOCK_CHARS = 64 * 1024
+
+# --------------------------------------------------------------------------------------------
+# Header parsing
+# --------------------------------------------------------------------------------------------
+
+FAM_NONE = 0    # no header recognised (level may still come from a leading word)
+FAM_GLOG = 1    # GLOG "I1129 20:06:47.123456 12345 file.cc:42] "
+FAM_OTHER = 2   # Python logging / ISO timestamp / Python warnings
+
+_LVL = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
+_LEVEL_MAP = {
+    "DEBUG": "DEBUG", "INFO": "INFO", "WARNING": "WARNING", "WARN": "WARNING",
+    "ERROR": "ERROR", "CRITICAL": "FATAL", "FATAL": "FATAL",
+    "I": "INFO", "W": "WARNING", "E": "ERROR", "F": "FATAL",
+}
+
+_ANSI_RE = re.compile(r"\x1b(?:\[[0-9;:?<=>]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+# One regex per header family, tried after a first-character dispatch, most frequent first.
+# Each captures the raw date ("1129", "2026/11/29", "11/29", "2026-11-29") and the raw time as
+# single groups, so the ISO date prefix is cached per distinct raw date and a line costs one
+# match, a dict lookup and a concatenation.  Negated single-character classes ([^ ], [^\]]) are
+# used where possible: Python's re runs them much faster than \S or multi-character classes.
+#
+# GLOG "I1129 20:06:47.123456 12345 file.cc:42] " (thread id optional)
+_GLOG_RE = re.compile(r"([IWEF])(\d{4}) (\d\d:\d\d:\d\d[^ ]*) [^\]]*:\d+\] ?")
+# "[2026/11/29 10:00:00] ppocr INFO: ", "[11/29 20:15:39] ppdet.engine INFO: ",
+# "[2026-11-29 20:15:39,853] [ WARNING] x.py:733 - ", "[2026-11-29 20:15:39,853] [    INFO] - ",
+# "[2026-11-29 20:15:39] [INFO] ", "[2026-11-29 20:15:39] INFO: ", "[2026-11-29 20:15:39] "
+_BRACKET_RE = re.compile(
+    r"\[(\d{4}[-/]\d\d[-/]\d\d|\d\d[-/]\d\d)[ T](\d\d:\d\d:\d\d[.,\d]*)\] *"
+    rf"(?:\[ *({_LVL}) *\] *(?:[^ ]+:\d+ +)?(?:- )?|[^ \[]+ +({_LVL}):? ?|({_LVL})(?::? |:$|$))?"
+)
+# "2026-11-29 20:15:39,853 - INFO - ", "2026-11-29 20:15:39,853 - name - INFO - ",
+# "2026-11-29 20:15:39.123 | INFO | mod:fn:12 - " (loguru), "2026-11-29 20:15:39,853 INFO ",
+# "2026-11-29T20:06:47.123Z ", "2026-11-29 20:06:47 "
+_ISO_RE = re.compile(
+    r"(\d{4}[-/]\d\d[-/]\d\d)[ T](\d\d:\d\d:\d\d[.,\d]*(?:Z|[+-]\d\d:?\d\d)?)"
+    rf"(?: - (?:[^ ]+ - )?({_LVL}) +-(?: |$)| *\| *({_LVL}) *\| *(?:[^ ]+ - )?"
+    rf"| +\[?({_LVL})\]?:?(?: |$)| +|$)"
+)
+# paddle.distributed.launch "LAUNCH INFO 2026-11-29 20:15:39,853 ",
+# fleet launch "INFO 2026-11-29 20:15:39,853 launch.py:123] "
+_LAUNCH_RE = re.compile(
+    rf"(?:LAUNCH +)?({_LVL}) +(\d{{4}}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d[.,\d]*) +(?:[^ ]+:\d+\] ?)?"
+)
+# GLOG, rarer shapes: leading "[", glog>=0.7's 4-digit year "I20261129 ..."
+_GLOG_ANY_RE = re.compile(r"\[?([IWEF])(\d{8}|\d{4}) (\d\d:\d\d:\d\d[^ ]*) [^\]]*:\d+\] ?")
+# "[INFO] ", "[ WARNING ] "
+_BRACKET_LVL_RE = re.compile(rf"\[ *({_LVL}) *\]:? *")
+# logging.basicConfig default "INFO:root:", "WARNING:paddle.utils.download:"
+_LVLCOLON_RE = re.compile(rf"({_LVL}):[\w.\-]+:")
+# Python warnings: "/opt/venv/lib/python3.10/site-packages/paddle/x.py:12: UserWarning: msg"
+_PYWARN_RE = re.compile(r"[^:\s]*\.py:\d+: (?=[A-Z]\w*Warning\b)")
+# Level from the first word of a line without header.
+_BARE_RE = re.compile(
+    r"(FatalError\b|FATAL\b|Fatal\b|Segmentation fault|terminate called|Aborted \(core dumped\))"
+    r"|(Traceback \(|ERROR\b|Error\b|error:|Exception\b|[A-Za-z_][\w.]*(?:Error|Exception|EnforceNotMet)\b)"
+    r"|(WARNING\b|WARN\b|Warning\b|warning:|[A-Za-z_]\w*Warning\b)"
+    r"|(INFO\b)|(DEBUG\b)|(CRITICAL\b)"
+)
+_BARE_LEVELS = (None, "FATAL", "ERROR", "WARNING", "INFO", "DEBUG", "FATAL")
+
+_GLOG_CHARS = frozenset("IWEF")
+_LAUNCH_CHARS = frozenset("LDIWECF")   # LAUNCH / DEBUG INFO WARNING ERROR CRITICAL FATAL
+_DIGITS = frozenset("0123456789")
+_MISSING = object()
+
+
+def _years_by_month(env_ts: str | None) -> dict | None:
+    """Year to give a header date without year, per header month, from an envelope timestamp:
+    the envelope's year, moved across New Year (header December + envelope January -> year-1)."""
+    if not env_ts or len(env_ts) < 7 or not env_ts[:4].isdigit():
+        return None
+    year = int(env_ts[:4])
+    env_month = env_ts[5:7]
+    out = {f"{m:02d}": str(year) for m in range(1, 13)}
+    if env_month == "01":
+        out["12"] = str(year - 1)
+    elif env_month == "12":
+        out["01"] = str(year + 1)
+    return out
+
+
+def _date_prefix(raw: str, ybm: dict | None) -> str | None:
+    """ "2026/11/29" | "2026-11-29" | "20261129" | "1129" | "11/29" -> "2026-11-29T" (None: no year)."""
+    n = len(raw)
+    if n == 10:
+        return raw.replace("/", "-") + "T"
+    if n == 8:
+        return f"{raw[:4]}-{raw[4:6]}-{raw[6:]}T"
+    month, day = raw[:2], raw[-2:]
+    year = ybm.get(month) if ybm else None
+    return f"{year}-{month}-{day}T" if year else None
+
+
+def clean_line(line: str) -> str:
+    """Remove ANSI escapes, trailing newlines and carriage-return overwrites (progress bars)."""
+    if "\x1b" in line:
+        line = _ANSI_RE.sub("", line)
+    if "\r" in line or "\n" in line:
+        line = line.rstrip("\r\n")
+        if "\r" in line:
+            # what a terminal shows: the last non-empty overwrite
+            parts = [p for p in line.split("\r") if p.strip()]
+            line = parts[-1] if parts else ""
+    return line
+
+
+class _Ctx:
+    """Per-chunk parsing context: envelope year per month and the date-prefix cache."""
+
+    __slots__ = ("ybm", "dates")
+
+    def __init__(self, env_ts: str | None):
+        self.ybm = _years_by_month(env_ts)
+        self.dates: dict = {}
+
+    def prefix(self, raw: str) -> str | None:
+        dp = self.dates.get(raw, _MISSING)
+        if dp is _MISSING:
+            dp = self.dates[raw] = _date_prefix(raw, self.ybm)
+        return dp
+
+
+def _parse_fast(line: str, env_ts, ctx: _Ctx):
+    """The three frequent families, or None.  Normalizer._run has an inlined copy of this
+    function (kept in sync by tests)."""
+    c = line[:1]
+    if c in _GLOG_CHARS:
+        m = _GLOG_RE.match(line)
+        if m is not None:
+            lvl, raw, tm = m.groups()
+            dp = ctx.prefix(raw)
+            return (dp + tm if dp and env_ts else None), _LEVEL_MAP[lvl], line[m.end():], FAM_GLOG
+    elif c == "[":
+        m = _BRACKET_RE.match(line)
+        if m is not None:
+            raw, tm, l1, l2, l3 = m.groups()
+            dp = ctx.prefix(raw)
+            ts = dp + tm.replace(",", ".") if dp and (env_ts or len(raw) == 10) else None
+            lvl = l1 or l2 or l3
+            return ts, (_LEVEL_MAP[lvl] if lvl else None), line[m.end():], FAM_OTHER
+    elif c in _DIGITS:
+        m = _ISO_RE.match(line)
+        if m is not None:
+            raw, tm, l1, l2, l3 = m.groups()
+            lvl = l1 or l2 or l3
+            return (ctx.prefix(raw) + tm.replace(",", "."), (_LEVEL_MAP[lvl] if lvl else None),
+                    line[m.end():], FAM_OTHER)
+    return None
+
+
+def _parse_slow(line: str, env_ts, ctx: _Ctx):
+    """The rarer families, then Python warnings, then a level from the first word."""
+    c = line[:1]
+    if c in _LAUNCH_CHARS or c == "[":
+        if c in _GLOG_CHARS or c == "[":
+            m = _GLOG_ANY_RE.match(line)
+            if m is not None:
+                lvl, raw, tm = m.groups()
+                dp = ctx.prefix(raw)
+                ts = dp + tm if dp and (env_ts or len(raw) == 8) else None
+                return ts, _LEVEL_MAP[lvl], line[m.end():], FAM_GLOG
+        if c == "[":
+            m = _BRACKET_LVL_RE.match(line)
+            if m is not None:
+                return None, _LEVEL_MAP[m.group(1)], line[m.end():], FAM_OTHER
+        else:
+            m = _LAUNCH_RE.match(line)
+            if m is not None:
+                lvl, raw, tm = m.groups()
+                return ctx.prefix(raw) + tm.replace(",", "."), _LEVEL_MAP[lvl], line[m.end():], FAM_OTHER
+            m = _LVLCOLON_RE.match(line)
+            if m is not None:
+                return None, _LEVEL_MAP[m.group(1)], line[m.end():], FAM_OTHER
+    if "Warning: " in line:
+        m = _PYWARN_RE.match(line)
+        if m is not None:
+            return None, "WARNING", line[m.end():], FAM_OTHER
+    m = _BARE_RE.match(line)
+    if m is not None:
+        return None, _BARE_LEVELS[m.lastindex], line, FAM_NONE
+    return None, None, line, FAM_NONE
+
+
+def parse_line(line: str, env_ts: str | None = None):
+    """Split one logical line into (ts, level, message, family).
+
+    ``ts`` is the header timestamp as ISO 8601, None without one; a header without a year (GLOG,
+    "[11/29 ...]") takes the envelope's year, and gives None when there is no envelope.
+    ``message`` is the line with ANSI escapes and the header removed; ``family`` is FAM_NONE,
+    FAM_GLOG or FAM_OTHER.  Normalizer does the same per line, with one reference year per chunk
+    (from the chunk's first envelope timestamp).
+    """
+    line = clean_line(line)
+    ctx = _Ctx(env_ts)
+    return _parse_fast(line, env_ts, ctx) or _parse_slow(line, env_ts, ctx)
+
+
+# --------------------------------------------------------------------------------------------
+# Block grouping
+# --------------------------------------------------------------------------------------------
+
+# first three characters of the messages that can open a block (cheap test before _start)
+_START_PREFIXES = frozenset(("Tra", "C++", "Err", "Pyt", "Pad", "---", "***"))
+_TRACEBACK = "Traceback (most recent call last):"
+_CHAIN_MARKERS = (
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+)
+# Paddle error-dump section titles -> section kind
+_SECTIONS = {
+    "C++ Traceback (most recent call last):": "cpp",           # 2.x / 3.x
+    "C++ Call Stacks (More useful to developers):": "cpp",     # 1.6 - 1.8
+    "PaddlePaddle Call Stacks:": "cpp",                        # 1.5
+    "Python Call Stacks (More useful to users):": "pyst",      # 1.6 - 1.8
+    "Python Call stacks:": "pyst",                             # 1.5
+    "C++ Call stacks:": "cppmsg",                              # 1.5: the enforce message follows
+    "Error Message Summary:": "sum",
+}
+_DASHES_RE = re.compile(r"\s*-{5,}\s*$")
+_FRAME_RE = re.compile(r"\s*\d+\s+\S")
+_LOC_RE = re.compile(r".*(?:\(at |\bat \[|\bat \()\S+:\d+")
+_EXC_RE = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|EnforceNotMet)\b:")
+_INDENT = (" ", "\t")
+
+K_PY, K_DUMP, K_GLOG = 1, 2, 3
+
+
+def _has_blank(tent) -> bool:
+    for t in tent:
+        if not t[5].strip():
+            return True
+    return False
+_KIND_NAMES = {K_PY: "py_traceback", K_DUMP: "error_summary", K_GLOG: "cpp_traceback"}
+
+
+class _Block:
+    __slots__ = (
+        "type", "stream", "seq", "last", "line_no", "ts", "level", "lines", "nchars", "tent",
+        "state", "confirmed", "cpp", "summary", "body_empty", "body_joined", "terminated",
+        "seen_indent", "sec_n", "inner", "prio",
+    )
+
+    def __init__(self, type_, p, state):
+        seq, line_no, stream, ts, level, msg, _fam = p
+        self.type = type_
+        self.stream = stream
+        self.seq = seq
+        self.last = seq
+        self.line_no = line_no
+        self.ts = ts
+        self.level = level
+        self.lines = [msg]
+        self.nchars = len(msg) + 1
+        self.tent = []          # blank / dash lines whose membership is not decided yet
+        self.state = state
+        self.confirmed = type_ == K_PY
+        self.cpp = False
+        self.summary = None     # chosen summary line (py: exception line; dump: error line)
+        self.body_empty = False
+        self.body_joined = False
+        self.terminated = False
+        self.seen_indent = False
+        self.sec_n = 0
+        self.inner = None
+        self.prio = 0
+
+    def add(self, p):
+        if self.tent:
+            for t in self.tent:
+                self.lines.append(t[5])
+                self.nchars += len(t[5]) + 1
+            self.tent = []
+        msg = p[5]
+        self.lines.append(msg)
+        self.nchars += len(msg) + 1
+        self.last = p[0]
+
+    def full(self, max_lines, max_chars):
+        return len(self.lines) + len(self.tent) >= max_lines or self.nchars >= max_chars
+
+    def event(self):
+        lines = self.lines
+        if not self.confirmed:
+            kind = "line"
+        elif self.type == K_DUMP and self.cpp:
+            kind = "cpp_traceback"
+        else:
+            kind = _KIND_NAMES[self.type]
+        msg = self.summary
+        if self.type == K_PY and msg is not None and self.inner is not None:
+            # "RuntimeError:" / "ValueError: In user code:" -> the inner Paddle error is the evidence
+            body = msg.split(":", 1)[1].strip() if ":" in msg else ""
+            if not body or body == "In user code:":
+                msg = self.inner
+        if not self.confirmed:
+            msg = lines[0].strip()
+        elif msg is None:
+            msg = ""
+            for line in reversed(lines):
+                s = line.strip()
+                if s and not _DASHES_RE.match(s):
+                    msg = s
+                    break
+        level = self.level
+        if self.confirmed:
+            if self.type == K_DUMP and msg.startswith("FatalError"):
+                level = "FATAL"
+            elif self.type == K_GLOG:
+                level = "FATAL"
+            elif level is None or level in ("DEBUG", "INFO", "WARNING"):
+                level = "ERROR"
+        text = "\n".join(lines) if len(lines) > 1 else lines[0]
+        return (self.seq, self.last, self.line_no, len(lines), self.ts, self.stream, level, kind,
+                msg, text)
+
+
+class Normalizer:
+    """Stateful normalizer for one run (one log stream of one container)."""
+
+    def __init__(self, max_block_lines: int = MAX_BLOCK_LINES, max_block_chars: int = MAX_BLOCK_CHARS):
+        self.max_block_lines = max_block_lines
+        self.max_block_chars = max_block_chars
+        self._open: dict = {}     # stream -> open _Block
+        self._held: list = []     # finished events (internal tuples) waiting behind an open block
+        self._out: list = []      # released events (public tuples)
+        self._seq = 0             # logical lines fed so far
+
+    # ---- public API ------------------------------------------------------------------------
+
+    def feed(self, chunk) -> tuple[pd.DataFrame, int]:
+        lines = chunk.lines
+        n = len(lines)
+        line_nos = chunk.line_nos
+        env = chunk.ts if chunk.ts is not None else [None] * n
+        streams = chunk.streams if chunk.streams is not None else [None] * n
+        self._run(lines, line_nos, env, streams)
+        n_pending = 0
+        if self._open:
+            min_open = min(b.seq for b in self._open.values())
+            self._release(min_open)
+            first = min_open
+            if self._held:
+                first = min(first, min(e[0] for e in self._held))
+            n_pending = min(n, self._seq - first)
+        out, self._out = self._out, []
+        return _frame(out), n_pending
+
+    def flush(self) -> pd.DataFrame:
+        while self._open:
+            blk = min(self._open.values(), key=lambda b: b.seq)
+            self._close(blk)
+        self._release(None)
+        out, self._out = self._out, []
+        return _frame(out)
+
+    # ---- line loop -------------------------------------------------------------------------
+
+    def _run(self, lines, line_nos, env, streams):
+        """Header-parse every line and route it: straight to the output when no block is open
+        and the line cannot open one, else through the block state machine (_process)."""
+        open_ = self._open
+        append = self._out.append
+        process = self._process
+        ctx = _Ctx(next((t for t in env if t), None))
+        dates = ctx.dates
+        prefix = ctx.prefix
+        start_prefixes = _START_PREFIXES
+        glog_chars = _GLOG_CHARS
+        digits = _DIGITS
+        glog_match = _GLOG_RE.match
+        bracket_match = _BRACKET_RE.match
+        iso_match = _ISO_RE.match
+        level_map = _LEVEL_MAP
+        missing = _MISSING
+        for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
+            if "\x1b" in line or "\r" in line:
+                line = clean_line(line)
+            # ---- header: inlined copy of _parse_fast ----
+            c = line[:1]
+            m = None
+            if c in glog_chars:
+                m = glog_match(line)
+                if m is not None:
+                    lvl, raw, tm = m.groups()
+                    dp = dates.get(raw, missing)
+                    if dp is missing:
+                        dp = prefix(raw)
+                    ts = dp + tm if dp and env_ts else env_ts
+                    level = level_map[lvl]
+                    fam = FAM_GLOG
+            elif c == "[":
+                m = bracket_match(line)
+                if m is not None:
+                    raw, tm, l1, l2, l3 = m.groups()
+                    dp = dates.get(raw, missing)
+                    if dp is missing:
+                        dp = prefix(raw)
+                    ts = dp + tm.replace(",", ".") if dp and (env_ts or len(raw) == 10) else env_ts
+                    lvl = l1 or l2 or l3
+                    level = level_map[lvl] if lvl else None
+                    fam = FAM_OTHER
+            elif c in digits:
+                m = iso_match(line)
+                if m is not None:
+                    raw, tm, l1, l2, l3 = m.groups()
+                    dp = dates.get(raw, missing)
+                    if dp is missing:
+                        dp = prefix(raw)
+                    ts = dp + tm.replace(",", ".")
+                    lvl = l1 or l2 or l3
+                    level = level_map[lvl] if lvl else None
+                    fam = FAM_OTHER
+            if m is None:
+                ts, level, text, fam = _parse_slow(line, env_ts, ctx)
+                text = text.rstrip()
+                if ts is None:
+                    ts = env_ts
+            else:
+                text = line[m.end():].rstrip()
+            # ---- routing ----
+            if open_:
+                process((seq, line_no, stream, ts, level, text, fam))
+                continue
+            if not text:
+                continue
+            if text[:3] in start_prefixes or (level == "FATAL" and fam == FAM_GLOG):
+                process((seq, line_no, stream, ts, level, text, fam))
+            elif text[0] in " \t":
+                append((line_no, 1, ts, stream, level, "line", text.lstrip(), text))
+            else:
+                append((line_no, 1, ts, stream, level, "line", text, text))
+        self._seq += len(lines)
+
+    # ---- block state machine ---------------------------------------------------------------
+
+    def _process(self, p):
+        blk = self._open.get(p[2])
+        if blk is not None:
+            if self._continue(blk, p):
+                return
+            self._close(blk)
+            self._process(p)
+            return
+        msg = p[5]
+        if not msg or msg.isspace():
+            return
+        if msg[:3] in _START_PREFIXES or (p[6] == FAM_GLOG and p[4] == "FATAL"):
+            blk = self._start(p)
+            if blk is not None:
+                self._open[p[2]] = blk
+                return
+        self._emit((p[0], p[0], p[1], 1, p[3], p[2], p[4], "line", msg.strip(), msg))
+
+    def _emit(self, ev):
+        if self._open or self._held:
+            self._held.append(ev)
+        else:
+            self._out.append(ev[2:])
+
+    def _start(self, p):
+        msg = p[5]
+        s = msg.strip()
+        if s.startswith(_TRACEBACK):
+            return _Block(K_PY, p, "frames")
+        sec = _SECTIONS.get(s)
+        if sec is not None:
+            blk = _Block(K_DUMP, p, sec)
+            blk.confirmed = True
+            blk.cpp = sec != "sum"
+            return blk
+        if s[0] == "-":
+            if _DASHES_RE.match(s):
+                return _Block(K_DUMP, p, "pre")
+            return None
+        if s.startswith("*** "):
+            if s.startswith("*** Aborted at "):
+                blk = _Block(K_GLOG, p, "glog")
+                blk.summary, blk.prio = s, 1
+            elif s.startswith("*** SIG"):
+                blk = _Block(K_GLOG, p, "glog")
+                blk.summary, blk.prio = s, 2
+            elif s.startswith("*** Check failure stack trace"):
+                blk = _Block(K_GLOG, p, "glog")
+            else:
+                return None
+            blk.confirmed = True
+            return blk
+        if p[6] == FAM_GLOG and p[4] == "FATAL":
+            blk = _Block(K_GLOG, p, "glog")
+            blk.summary, blk.prio = s, 3
+            return blk
+        return None
+
+    def _close(self, blk):
+        del self._open[blk.stream]
+        self._emit(blk.event())
+        tent = blk.tent
+        blk.tent = []
+        for t in tent:
+            self._process(t)
+        if not self._open and self._held:
+            self._release(None)
+
+    def _release(self, limit):
+        """Move held events to the output in first-line order; with a limit, only those lying
+        entirely before it (the first line of the earliest still-open block)."""
+        held = self._held
+        if not held:
+            return
+        held.sort(key=lambda e: e[0])
+        if limit is None:
+            self._out.extend(e[2:] for e in held)
+            self._held = []
+            return
+        k = 0
+        for e in held:
+            if e[0] >= limit or e[1] >= limit:
+                break
+            k += 1
+        if k:
+            self._out.extend(e[2:] for e in held[:k])
+            del held[:k]
+
+    def _continue(self, blk, p) -> bool:
+        """Try to add line p to the open block; False closes the block."""
+        if p[6] != FAM_NONE:              # a line with its own log header never continues a block
+            return False
+        if blk.full(self.max_block_lines, self.max_block_chars):
+            return False
+        msg = p[5]
+        s = msg.strip()
+        if not s:
+            blk.tent.append(p)
+            return True
+        t = blk.type
+        if t == K_PY:
+            return self._continue_py(blk, p, msg, s)
+        if t == K_DUMP:
+            return self._continue_dump(blk, p, msg, s)
+        return self._continue_glog(blk, p, s)
+
+    @staticmethod
+    def _continue_py(blk, p, msg, s):
+        state = blk.state
+        indented = msg[0] in _INDENT
+        if state == "frames":
+            blk.add(p)
+            if not indented:
+                blk.summary = s          # the exception line
+                blk.inner = None
+                blk.state = "exc"
+            return True
+        if state == "exc":
+            if indented or s.startswith(("[Hint:", "(at ", "[operator <")):
+                blk.add(p)
+                if _EXC_RE.match(s):
+                    blk.inner = s
+                return True
+            if s in _CHAIN_MARKERS:
+                blk.add(p)
+                blk.state = "chain"
+                return True
+            return False
+        # chain: waiting for the next "Traceback (most recent call last):"
+        if s.startswith(_TRACEBACK):
+            blk.add(p)
+            blk.state = "frames"
+            return True
+        return False
+
+    @staticmethod
+    def _continue_dump(blk, p, msg, s):
+        if _DASHES_RE.match(s):
+            blk.tent.append(p)
+            return True
+        sec = _SECTIONS.get(s)
+        if sec is not None:
+            blk.add(p)
+            blk.state = sec
+            blk.confirmed = True
+            blk.sec_n = 0
+            if sec != "sum":
+                blk.cpp = True
+            return True
+        state = blk.state
+        if state == "cpp":
+            if _FRAME_RE.match(msg):
+                blk.add(p)
+                return True
+            return False
+        if state == "pyst":
+            if msg[0] in _INDENT and not _has_blank(blk.tent):
+                blk.add(p)
+                return True
+            return False
+        if state == "cppmsg":
+            if blk.sec_n < 20 and not _has_blank(blk.tent):
+                blk.add(p)
+                if blk.sec_n == 0 and blk.summary is None:
+                    blk.summary = s
+                blk.sec_n += 1
+                return True
+            return False
+        if state == "sum":
+            if blk.summary is None or blk.sec_n == 0:
+                # first line after "Error Message Summary:" is the error itself
+                blk.add(p)
+                blk.summary = s
+                blk.sec_n = 1
+                body = s.split(":", 1)[1].strip() if ":" in s else s
+                blk.body_empty = not body
+                blk.terminated = _LOC_RE.match(s) is not None
+                return True
+            if msg[0] in _INDENT:
+                blk.add(p)
+                blk.seen_indent = True
+                blk.sec_n += 1
+                if _LOC_RE.match(s):
+                    blk.terminated = True
+                return True
+            if blk.terminated or blk.seen_indent or blk.sec_n >= 40:
+                return False
+            if blk.tent and not blk.body_empty:
+                return False
+            blk.add(p)
+            blk.sec_n += 1
+            if blk.body_empty and not blk.body_joined:
+                # "ResourceExhaustedError: " + blank + "Out of memory error on GPU 0. ..."
+                blk.summary = f"{blk.summary} {s}"
+                blk.body_joined = True
+            if _LOC_RE.match(s):
+                blk.terminated = True
+            return True
+        return False    # "pre": a dashes line not followed by a section title
+
+    @staticmethod
+    def _continue_glog(blk, p, s):
+        if blk.tent:
+            return False
+        if s.startswith(("@ ", "*** ", "PC: @")):
+            blk.add(p)
+            blk.confirmed = True
+            if s.startswith("*** SIG") and blk.prio < 2:
+                blk.summary, blk.prio = s, 2
+            elif s.startswith("*** Aborted at ") and blk.prio < 1:
+                blk.summary, blk.prio = s, 1
+            return True
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------
+
+def _obj(values: list) -> pd.Series:
+    # explicit object dtype: pandas >= 3 would otherwise infer its "str" dtype and turn None into NaN
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return pd.Series(arr, dtype=object, copy=False)
+
+
+def _frame(rows: list) -> pd.DataFrame:
+    if not rows:
+        return empty_events()
+    return pd.DataFrame(
+        {
+            "line_no": np.array([r[0] for r in rows], dtype=np.int64),
+            "n_lines": np.array([r[1] for r in rows], dtype=np.int64),
+            "ts": _obj([r[2] for r in rows]),
+            "stream": _obj([r[3] for r in rows]),
+            "level": _obj([r[4] for r in rows]),
+            "kind": _obj([r[5] for r in rows]),
+            "message": _obj([r[6] for r in rows]),
+            "text": _obj([r[7] for r in rows]),
+        },
+        columns=EVENT_COLUMNS,
+        copy=False,
+    )
+
+
+def empty_events() -> pd.DataFrame:
+    """An events frame with no rows and the contract's dtypes."""
+    return pd.DataFrame(
+        {
+            "line_no": np.array([], dtype=np.int64),
+            "n_lines": np.array([], dtype=np.int64),
+            **{c: pd.Series([], dtype=object) for c in EVENT_COLUMNS[2:]},
+        },
+        columns=EVENT_COLUMNS,
+    )
+
+
+class _LineChunk:
+    """Minimal stand-in for sources.Chunk (same fields) used by normalize_lines."""
+
+    __slots__ = ("lines", "line_nos", "ts", "streams", "end_offsets", "problems")
+
+    def __init__(self, lines, line_nos, ts, streams):
+        self.lines = lines
+        self.line_nos = line_nos
+        self.ts = ts
+        self.streams = streams
+        self.end_offsets = []
+        self.problems = []
+
+
+def normalize_lines(
+    lines: Iterable[str],
+    ts: Sequence[str | None] | None = None,
+    streams: Sequence[str | None] | None = None,
+    first_line_no: int = 1,
+) -> pd.DataFrame:
+    """Normalize plain lines (one run) in one go: line numbers start at ``first_line_no``."""
+    lines = list(lines)
+    n = len(lines)
+    chunk = _LineChunk(
+        lines,
+        list(range(first_line_no, first_line_no + n)),
+        list(ts) if ts is not None else [None] * n,
+        list(streams) if streams is not None else [None] * n,
+    )
+    norm = Normalizer()
+    events, _ = norm.feed(chunk)
+    rest = norm.flush()
+    if rest.empty:
+        return events
+    if events.empty:
+        return rest
+    return pd.concat([events, rest], ignore_index=True)

@@ -74,13 +74,18 @@ def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConn
     return con
 
 
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None):
+    """First value of a query. fetchall, not fetchone: DuckDB 2 keeps a result open until it is drained."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None
+
+
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
-    has_meta = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'").fetchone()[0]
+    has_meta = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'")
     if not has_meta:
         return 0
-    row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    rows = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+    return int(rows[0][0]) if rows else 0
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
@@ -125,7 +130,7 @@ def warehouse_lock(db_path: str | Path, wait: bool = False, poll: float = 0.5):
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     names = ["runs", "files", "events", "messages", "templates", "problems"]
-    return {n: con.execute(f"SELECT count(*) FROM {n}").fetchone()[0] for n in names}
+    return {n: scalar(con, f"SELECT count(*) FROM {n}") for n in names}
 
 
 def list_templates(con: duckdb.DuckDBPyConnection, top: int | None = None,

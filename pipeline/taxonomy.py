@@ -106,8 +106,17 @@ def load_taxonomy_file(path: str | Path) -> Taxonomy:
         return parse_taxonomy(yaml.safe_load(fh))
 
 
+def package_text(name: str) -> str:
+    """A data file shipped inside the ``pipeline`` package (importlib.resources, so it works from
+    a wheel; falls back to the file next to this module, e.g. under an editable install that
+    maps ``pipeline`` as a namespace package)."""
+    try:
+        return resources.files("pipeline").joinpath(name).read_text(encoding="utf-8")
+    except (OSError, TypeError, ValueError, ModuleNotFoundError):
+        return Path(__file__).with_name(name).read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def load_taxonomy() -> Taxonomy:
     """The packaged taxonomy (cached for the process)."""
-    text = resources.files("pipeline").joinpath("taxonomy.yaml").read_text(encoding="utf-8")
-    return parse_taxonomy(yaml.safe_load(text))
+    return parse_taxonomy(yaml.safe_load(package_text("taxonomy.yaml")))

@@ -1,0 +1,99 @@
+"""Ingest throughput vs plain Drain3, in one run, on a simulated corpus.
+
+    .venv/bin/python bench/ingest.py [--lines 1000000] [--keep]
+
+1. simulates a fleet big enough for --lines physical lines (cached under bench/out/),
+2. runs `logml ingest` on it in a child process (fresh warehouse) and reads its peak RSS,
+3. runs plain Drain3 (`TemplateMiner.add_log_message` per message, no masking, default
+   settings) over the same header-stripped messages the ingest stored,
+and prints lines/s for both and their ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+
+
+def corpus(lines: int) -> Path:
+    from pipeline.simulate import simulate
+    target = OUT / f"corpus-{lines}"
+    marker = target / ".done"
+    if marker.exists():
+        return target
+    shutil.rmtree(target, ignore_errors=True)
+    # ~1,000 lines a run at scale 4: pick the host count that yields the requested lines.
+    probe = simulate(OUT / "probe", hosts=4, days=2, seed=11, scale_lines=4.0)
+    shutil.rmtree(OUT / "probe")
+    per_host = probe.lines / 4
+    hosts = max(4, int(lines / per_host) + 1)
+    summary = simulate(target, hosts=hosts, days=2, seed=11, scale_lines=4.0)
+    marker.write_text(json.dumps({"runs": summary.runs, "lines": summary.lines}))
+    return target
+
+
+def ingest_child(source: Path, db: Path) -> dict:
+    code = (
+        "import json,resource,sys;from pipeline.ingest import ingest;"
+        f"s=ingest({str(source)!r},{str(db)!r});"
+        "d=s.as_dict();d['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024;"
+        "print(json.dumps(d))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def plain_drain3(messages: list[str]) -> float:
+    from drain3 import TemplateMiner
+    from drain3.template_miner_config import TemplateMinerConfig
+    config = TemplateMinerConfig()
+    config.profiling_enabled = False
+    miner = TemplateMiner(config=config)
+    started = time.perf_counter()
+    for msg in messages:
+        miner.add_log_message(msg)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--keep", action="store_true", help="keep the warehouse")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    OUT.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    source = corpus(args.lines)
+    gen_s = time.perf_counter() - t0
+    db = OUT / "bench.duckdb"
+    for suffix in ("", ".wal"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    summary = ingest_child(source, db)
+    import duckdb
+    with duckdb.connect(str(db), read_only=True) as con:
+        messages = [m for (m,) in con.execute("SELECT message FROM events ORDER BY file_id, line_no").fetchall()]
+    drain_s = plain_drain3(messages)
+    ingest_rate = summary["lines"] / summary["seconds"]
+    drain_rate = len(messages) / drain_s
+    print(f"corpus: {summary['runs']} runs, {summary['lines']:,} lines ({gen_s:.1f} s to simulate or load)")
+    print(f"logml ingest : {summary['lines']:>12,} lines in {summary['seconds']:7.2f} s = {ingest_rate:>11,.0f} lines/s "
+          f"(events {summary['events']:,}, templates {summary['templates']}, peak RSS {summary['peak_rss_mb']:.0f} MB)")
+    print(f"plain Drain3 : {len(messages):>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
+          f"(add_log_message per message, no masking)")
+    print(f"ratio        : {ingest_rate / drain_rate:.1f}x  (ingest lines/s over Drain3 messages/s)")
+    print(f"this process peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    if not args.keep:
+        for suffix in ("", ".wal"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

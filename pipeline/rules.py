@@ -1,0 +1,929 @@
+"""Ordered signature rules (``pipeline/rules.yaml``): events of one run -> root cause + evidence.
+
+Contract:
+  RuleSet.load(path=None) -> RuleSet              # default: the packaged rules.yaml
+  RuleSet.match(events, meta=None) -> RuleVerdict | None
+  RuleSet.hits(events, meta=None) -> dict[rule_id, count]   # classifier features
+  check(path=None) -> list[str]                   # validation errors; [] = OK (`logml rules check`)
+  load_rules() -> RuleSet                         # the packaged rules, cached for the process
+
+``events`` is a DataFrame with the columns of ``pipeline.normalize.EVENT_COLUMNS`` (missing
+columns are tolerated: ``text`` falls back to ``message``, ``line_no`` to the row number).
+``meta`` may carry ``exit_code`` and ``oom_killed`` (and any other key a rule's ``meta`` names).
+
+Verdict (documented in rules.yaml too): every (rule, event) pair that fires is a hit; the winner
+is the hit with the lowest ``priority``. Ties go to the LATER event of the log: a run stops at
+its last error, and an earlier error of the same strength was by definition survived (caught,
+retried, logged as a warning) while the last one is what the run died of; cascades between
+causes (an NCCL error caused by a GPU OOM, a segfault after a missing-library warning) are
+resolved by the priorities, not by position. Same event: the rule listed first in the file.
+A rule marked ``needs_failure`` (latent causes printed as warnings in healthy runs too) counts
+only when the run shows a failure: nonzero exit code or OOMKilled in ``meta``, a traceback /
+C++ dump / FATAL event, or a hit of a rule without ``needs_failure``.
+
+Speed: the whole frame is prefiltered with ONE combined regex of every pattern, run by RE2
+through pyarrow (vectorised, linear time; ~tens of ms for 100k lines); only the few candidate
+events are then matched rule by rule with Python ``re``, with a cache of per-text results.
+Patterns therefore use the common subset of Python ``re`` and RE2 (``check`` enforces it); if
+the combined RE2 pattern cannot be compiled (a custom rules file), a slower pure-Python
+prefilter is used instead, with the same results.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+try:  # Python >= 3.11
+    from re import _constants as _sre_c
+    from re import _parser as _sre_p
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_p  # type: ignore[no-redef]
+
+log = logging.getLogger(__name__)
+
+FAILURE_KINDS = frozenset({"py_traceback", "cpp_traceback", "error_summary"})
+FAILURE_LEVELS = frozenset({"FATAL"})
+NON_RULE_CATEGORIES = frozenset({"no_failure", "unknown"})
+MAX_EVIDENCE = 5
+EVIDENCE_CHARS = 400
+FIELDS = ("text", "message")
+_RULE_KEYS = {
+    "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
+    "tail", "needs_failure", "meta", "case_sensitive", "examples", "counter_examples",
+    "description",
+}
+_VAR_RE = re.compile(r"\$\{(\w+)\}")
+_ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_CACHE_MAX = 20_000
+MIN_KEYWORD_WEIGHT = 4   # a pattern's rarest required literal must weigh this much (CJK chars 3)
+
+
+# ------------------------------------------------------------------------------------- types
+
+
+@dataclass
+class RuleVerdict:
+    category: str
+    rule_id: str
+    priority: int
+    evidence: list[dict] = dc_field(default_factory=list)   # [{"line", "text", "rule"}], best first
+    hits: list[str] = dc_field(default_factory=list)         # fired rule ids, strongest first
+
+    @property
+    def remedy(self) -> str:
+        from pipeline.taxonomy import load_taxonomy
+
+        return load_taxonomy().remedy(self.category)
+
+    def to_dict(self) -> dict:
+        return {
+            "category": self.category, "rule_id": self.rule_id, "priority": self.priority,
+            "evidence": list(self.evidence), "hits": list(self.hits),
+        }
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    priority: int
+    order: int
+    patterns: tuple[str, ...] = ()
+    field: str = "text"
+    require: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+    tail: int | None = None
+    needs_failure: bool = False
+    meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    case_sensitive: bool = False
+    examples: tuple[Any, ...] = ()
+    counter_examples: tuple[Any, ...] = ()
+    description: str = ""
+    # compiled (Python re)
+    rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
+    req_rx: tuple[re.Pattern, ...] = dc_field(default=(), repr=False, compare=False)
+    exc_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
+    ctx_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
+    unless_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
+
+    @property
+    def flags(self) -> int:
+        return re.MULTILINE | (0 if self.case_sensitive else re.IGNORECASE)
+
+    @property
+    def re2_flags(self) -> str:
+        return "m" if self.case_sensitive else "im"
+
+    def re2(self, patterns: Sequence[str]) -> str:
+        return "|".join(f"(?{self.re2_flags}:{p})" for p in patterns)
+
+    def match_value(self, value: str) -> re.Match | None:
+        """The first pattern match in ``value`` if the rule fires on it (require/exclude applied)."""
+        if self.rx is None:
+            return None
+        m = self.rx.search(value)
+        if m is None:
+            return None
+        if self.exc_rx is not None and self.exc_rx.search(value):
+            return None
+        for r in self.req_rx:
+            if not r.search(value):
+                return None
+        return m
+
+    def meta_ok(self, meta: Mapping[str, Any] | None) -> bool:
+        if not self.meta:
+            return True
+        if not meta:
+            return False
+        for key, wanted in self.meta:
+            have = _norm_meta(key, meta.get(key))
+            if have is None or have not in wanted:
+                return False
+        return True
+
+
+@dataclass
+class _Hit:
+    rule: Rule
+    pos: int                 # row position in the frame; -1 for a metadata-only hit
+    line: int | None
+    text: str
+
+
+# ------------------------------------------------------------------------------------- helpers
+
+
+def _norm_meta(key: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ("true", "yes"):
+            return True
+        if v in ("false", "no"):
+            return False
+        if v in ("", "none", "null", "nan"):
+            return None
+        try:
+            return int(v)
+        except ValueError:
+            return v
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _as_list(v: Any) -> list:
+    if v is None:
+        return []
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return [v]
+
+
+def _expand(pattern: str, variables: Mapping[str, str]) -> str:
+    def sub(m: re.Match) -> str:
+        if m.group(1) not in variables:
+            raise KeyError(m.group(1))
+        return variables[m.group(1)]
+
+    return _VAR_RE.sub(sub, pattern)
+
+
+def _any_rx(patterns: Sequence[str], flags: int) -> re.Pattern | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in patterns), flags)
+
+
+def _clip(s: str) -> str:
+    s = s.strip()
+    return s if len(s) <= EVIDENCE_CHARS else s[: EVIDENCE_CHARS - 1] + "…"
+
+
+def _line_of(value: str, start: int) -> tuple[int, str]:
+    """(0-based line index within value, that line) for a match starting at ``start``."""
+    a = value.rfind("\n", 0, start) + 1
+    b = value.find("\n", start)
+    return value.count("\n", 0, a), value[a: b if b >= 0 else len(value)]
+
+
+def _arrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is a hard dependency
+        return None, None
+    return pa, pc
+
+
+def _to_arrow(values: pd.Series):
+    pa, _ = _arrow()
+    try:
+        return pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        fixed = [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+        return pa.array(fixed, type=pa.large_string())
+
+
+def _re2_mask(arr, pattern: str) -> np.ndarray | None:
+    """Vectorised RE2 search; None when pyarrow is missing or RE2 rejects the pattern."""
+    pa, pc = _arrow()
+    if pa is None or arr is None:
+        return None
+    try:
+        res = pc.match_substring_regex(arr, pattern)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        log.debug("RE2 rejected a prefilter pattern (%s); using Python re", exc)
+        return None
+    return np.asarray(res.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def re2_error(pattern: str) -> str | None:
+    """Why RE2 (pyarrow) cannot compile ``pattern``, or None when it can."""
+    pa, pc = _arrow()
+    if pa is None:  # pragma: no cover
+        return None
+    try:
+        pc.match_substring_regex(pa.array([""], type=pa.large_string()), pattern)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        return str(exc)
+    return None
+
+
+def _weight(lit: str) -> int:
+    """Selectivity proxy of a literal: its length, a CJK (or other non-Latin) char counting 3."""
+    return sum(3 if ord(c) > 0x2E7F else 1 for c in lit)
+
+
+_EXACT_MAX = 64  # cap on the size of a cross product of alternatives
+
+
+def _exact(items: Sequence) -> set[str] | None:
+    """The finite set of strings the parsed sequence matches exactly, or None."""
+    out = {""}
+    for op, av in items:
+        if op == _sre_c.LITERAL:
+            alts = {chr(av)}
+        elif op == _sre_c.IN and len(av) == 1 and av[0][0] == _sre_c.LITERAL:
+            alts = {chr(av[0][1])}
+        elif op == _sre_c.SUBPATTERN:
+            alts = _exact(av[-1])
+        elif op == _sre_c.BRANCH:
+            subs = [_exact(b) for b in av[1]]
+            alts = set().union(*subs) if all(s is not None for s in subs) else None
+        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT) and av[0] == 0 and av[1] == 1:
+            sub = _exact(av[2])
+            alts = None if sub is None else sub | {""}
+        else:
+            alts = None
+        if alts is None:
+            return None
+        out = {a + b for a in out for b in alts}
+        if len(out) > _EXACT_MAX:
+            return None
+    return out
+
+
+def _required(items: Sequence, ci: bool) -> set[str] | None:
+    """A set of literals one of which occurs in every match of the parsed sequence, or None.
+
+    Consecutive items that match a finite set of strings are multiplied out ("lib" followed by
+    "(?:GL|SM)" gives {"libGL", "libSM"}); other items contribute their own required sets; the
+    most selective candidate wins.
+    """
+    cands: list[set[str]] = []
+    run: set[str] = {""}
+
+    def flush() -> None:
+        nonlocal run
+        if any(run):
+            cands.append({x for x in run if x} if all(run) else set())
+        run = {""}
+
+    for item in items:
+        op, av = item
+        ex = _exact([item])
+        if ex is not None:
+            prod = {a + b for a in run for b in ex}
+            if len(prod) <= _EXACT_MAX:
+                run = prod
+                continue
+            flush()
+            run = ex
+            continue
+        flush()
+        if op == _sre_c.SUBPATTERN:
+            sub = _required(av[-1], ci)
+        elif op == _sre_c.BRANCH:
+            subs = [_required(b, ci) for b in av[1]]
+            sub = set().union(*subs) if subs and all(subs) else None
+        elif op in (_sre_c.MAX_REPEAT, _sre_c.MIN_REPEAT) and av[0] >= 1:
+            sub = _required(av[2], ci)
+        else:
+            sub = None
+        if sub:
+            cands.append(sub)
+    flush()
+    cands = [c for c in cands if c]
+    if not cands:
+        return None
+    return max(cands, key=lambda c: (min(_weight(x) for x in c), -len(c)))
+
+
+def required_literals(pattern: str, case_sensitive: bool = False) -> frozenset[str] | None:
+    """Literals one of which every match of ``pattern`` contains (lower-cased unless case
+    sensitive); None when no such literal exists. Used to build the cheap keyword prefilter."""
+    flags = 0 if case_sensitive else re.IGNORECASE
+    try:
+        parsed = _sre_p.parse(pattern, flags)
+    except re.error:
+        return None
+    found = _required(list(parsed), not case_sensitive)
+    if not found:
+        return None
+    return frozenset(found if case_sensitive else {x.lower() for x in found})
+
+
+def _fold_words(words: Mapping[str, set[int]]) -> tuple[tuple[str, frozenset[int]], ...]:
+    """Drop a literal that contains a shorter kept literal, moving its rules onto that one (the
+    shorter literal is present whenever the longer is: routing stays a superset)."""
+    kept: dict[str, set[int]] = {}
+    for w in sorted(words, key=lambda x: (len(x), x)):
+        host = next((o for o in kept if o in w), None)
+        if host is None:
+            kept[w] = set(words[w])
+        else:
+            kept[host] |= words[w]
+    return tuple((w, frozenset(v)) for w, v in sorted(kept.items()))
+
+
+def _keyword_regex(ci: set[str], cs: set[str]) -> str:
+    """One RE2 alternation of literals (substrings of another literal dropped: same matches)."""
+    def minimal(words: set[str]) -> list[str]:
+        out: list[str] = []
+        for w in sorted(words, key=len):
+            if not any(o in w for o in out):
+                out.append(w)
+        return sorted(out)
+
+    parts = []
+    if ci:
+        parts.append("(?i:" + "|".join(re.escape(w) for w in minimal(ci)) + ")")
+    if cs:
+        parts.append("(?:" + "|".join(re.escape(w) for w in minimal(cs)) + ")")
+    return "|".join(parts)
+
+
+class _Frame:
+    """Column access for one ``match`` call (arrow arrays built once, lazily)."""
+
+    def __init__(self, events: pd.DataFrame):
+        self.df = events
+        self.n = len(events)
+        self._arr: dict[str, Any] = {}
+
+    def series(self, name: str) -> pd.Series:
+        df = self.df
+        if name == "text":
+            if "text" in df.columns:
+                s = df["text"]
+                if "message" in df.columns and s.isna().any():
+                    s = s.where(s.notna(), df["message"])
+                return s
+            return df["message"] if "message" in df.columns else pd.Series([""] * self.n)
+        if name == "message":
+            if "message" in df.columns:
+                return df["message"]
+            return self.series("text")
+        return df[name] if name in df.columns else pd.Series([None] * self.n)
+
+    def arrow(self, name: str):
+        if name not in self._arr:
+            pa, _ = _arrow()
+            self._arr[name] = None if pa is None else _to_arrow(self.series(name))
+        return self._arr[name]
+
+    def values_at(self, name: str, idx: np.ndarray) -> list[str]:
+        arr = self.arrow(name)
+        if arr is not None:
+            out = arr.take(idx).to_pylist()
+        else:
+            out = self.series(name).iloc[idx].tolist()
+        return ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in out]
+
+    def all_values(self, name: str) -> list[str]:
+        return self.values_at(name, np.arange(self.n))
+
+    def _ints(self, name: str) -> np.ndarray | None:
+        if name not in self._arr:
+            arr = None
+            if name in self.df.columns:
+                try:
+                    arr = pd.to_numeric(self.df[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                except (TypeError, ValueError):
+                    arr = None
+            self._arr[name] = arr
+        return self._arr[name]
+
+    def line_no(self, pos: int) -> int:
+        arr = self._ints("line_no")
+        if arr is not None and not np.isnan(arr[pos]):
+            return int(arr[pos])
+        return pos + 1
+
+    def n_lines(self, pos: int) -> int | None:
+        arr = self._ints("n_lines")
+        if arr is not None and not np.isnan(arr[pos]):
+            return int(arr[pos])
+        return None
+
+
+# ------------------------------------------------------------------------------------- RuleSet
+
+
+class RuleSet:
+    def __init__(self, rules: Sequence[Rule], version: str = "", source: str = ""):
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.version = version
+        self.source = source
+        self.by_id = {r.id: r for r in self.rules}
+        self._pattern_rules = [r for r in self.rules if r.rx is not None]
+        self._meta_rules = [r for r in self.rules if r.rx is None and r.meta]
+        # Keyword prefilter: every pattern has a set of required literals (one of them occurs in
+        # any match). One RE2 alternation of all of them selects candidate events over the whole
+        # frame; per candidate, the literals present route it to the few rules that can fire.
+        ci_words: dict[str, set[int]] = {}
+        cs_words: dict[str, set[int]] = {}
+        self._always: list[int] = []          # rules with a pattern without literals
+        for ri, r in enumerate(self._pattern_rules):
+            for p in r.patterns:
+                lits = required_literals(p, r.case_sensitive)
+                if lits is None:
+                    self._always.append(ri)
+                    continue
+                for w in lits:
+                    (cs_words if r.case_sensitive else ci_words).setdefault(w, set()).add(ri)
+        self._ci_words = _fold_words(ci_words)
+        self._cs_words = _fold_words(cs_words)
+        self._prefilter = _keyword_regex(set(ci_words), set(cs_words)) if (ci_words or cs_words) else ""
+        self._cache: dict[tuple[str, str], tuple[tuple[int, int, str], ...]] = {}
+
+    # -- loading ---------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> RuleSet:
+        data, source = _read(path)
+        rules, errors, version = _build(data)
+        if errors:
+            raise ValueError(f"invalid rules file {source}:\n  " + "\n  ".join(errors))
+        return cls(rules, version=version, source=source)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        rules, errors, version = _build(data)
+        if errors:
+            raise ValueError("invalid rules:\n  " + "\n  ".join(errors))
+        return cls(rules, version=version, source="<dict>")
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __repr__(self) -> str:
+        return f"RuleSet({len(self.rules)} rules, version={self.version!r}, source={self.source!r})"
+
+    # -- matching ----------------------------------------------------------------------------
+
+    def match(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None = None) -> RuleVerdict | None:
+        fired = self._fire(events, meta)
+        if not fired:
+            return None
+        fired.sort(key=_strength)
+        best = fired[0]
+        hits: list[str] = []
+        for h in fired:
+            if h.rule.id not in hits:
+                hits.append(h.rule.id)
+        return RuleVerdict(
+            category=best.rule.category,
+            rule_id=best.rule.id,
+            priority=best.rule.priority,
+            evidence=self._evidence(fired, events),
+            hits=hits,
+        )
+
+    def hits(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None = None) -> dict[str, int]:
+        """Fired rule id -> number of events that fired it (1 for a metadata rule), strongest first."""
+        fired = self._fire(events, meta)
+        fired.sort(key=_strength)
+        counts: dict[str, int] = {}
+        for h in fired:
+            counts[h.rule.id] = counts.get(h.rule.id, 0) + 1
+        return counts
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _fire(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> list[_Hit]:
+        if events is None:
+            events = pd.DataFrame(columns=["line_no", "message", "text"])
+        fr = _Frame(events)
+        raw = self._event_hits(fr) if fr.n else []
+
+        ctx_memo: dict[str, bool] = {}
+
+        def log_has(rx: re.Pattern | None, patterns: Sequence[str], rule: Rule, key: str) -> bool:
+            if rx is None:
+                return False
+            if key not in ctx_memo:
+                mask = _re2_mask(fr.arrow("text"), rule.re2(patterns)) if fr.n else None
+                if mask is not None:
+                    ctx_memo[key] = bool(mask.any())
+                else:
+                    ctx_memo[key] = any(rx.search(v) for v in fr.all_values("text"))
+            return ctx_memo[key]
+
+        fired: list[_Hit] = []
+        for h in raw:
+            r = h.rule
+            if r.tail is not None and h.pos < fr.n - r.tail:
+                continue
+            if not r.meta_ok(meta):
+                continue
+            if r.context and not log_has(r.ctx_rx, r.context, r, "c:" + r.id):
+                continue
+            if r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id):
+                continue
+            fired.append(h)
+        for r in self._meta_rules:
+            if r.meta_ok(meta) and not (r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id)):
+                desc = ", ".join(f"{k}={(meta or {}).get(k)}" for k, _ in r.meta)
+                fired.append(_Hit(r, -1, None, f"container metadata: {desc}"))
+
+        if any(h.rule.needs_failure for h in fired):
+            failed = any(not h.rule.needs_failure for h in fired) or _run_failed(events, meta)
+            if not failed:
+                fired = [h for h in fired if not h.rule.needs_failure]
+        return fired
+
+    def _candidates(self, fr: _Frame) -> np.ndarray:
+        """Row positions whose text contains a required literal of some pattern.
+
+        Only ``text`` is scanned: ``message`` is the summary line of ``text`` (normalize's
+        contract), and ``text`` falls back to ``message`` where it is missing.
+        """
+        if self._always:
+            return np.arange(fr.n)
+        if not self._prefilter:
+            return np.zeros(0, dtype=np.int64)
+        m = _re2_mask(fr.arrow("text"), self._prefilter)
+        if m is None:  # pure-Python fallback (no pyarrow)
+            rx = re.compile(self._prefilter)
+            m = np.fromiter((rx.search(v) is not None for v in fr.all_values("text")), dtype=bool, count=fr.n)
+        return np.flatnonzero(m)
+
+    def _route(self, text: str, msg: str) -> list[int]:
+        """Indices of the rules whose required literals occur in the event (in file order)."""
+        low = text.lower()
+        groups = [r for w, r in self._ci_words if w in low]
+        groups += [r for w, r in self._cs_words if w in text]
+        if msg and msg not in text:  # message-field rules when the summary is not in the text
+            low_m = msg.lower()
+            groups += [r for w, r in self._ci_words if w in low_m]
+            groups += [r for w, r in self._cs_words if w in msg]
+        if self._always:
+            groups.append(frozenset(self._always))
+        return sorted(frozenset().union(*groups)) if groups else []
+
+    def _event_hits(self, fr: _Frame) -> list[_Hit]:
+        idx = self._candidates(fr)
+        if idx.size == 0:
+            return []
+        texts = fr.values_at("text", idx)
+        msgs = fr.values_at("message", idx)
+        distinct: dict[tuple[str, str], list[int]] = {}
+        for i, key in enumerate(zip(texts, msgs)):
+            distinct.setdefault(key, []).append(int(idx[i]))
+
+        cache = self._cache
+        rules = self._pattern_rules
+        hits: list[_Hit] = []
+        for key, positions in distinct.items():
+            res = cache.get(key)
+            if res is None:
+                out = []
+                for ri in self._route(*key):
+                    rule = rules[ri]
+                    value = key[0] if rule.field == "text" else key[1]
+                    m = rule.match_value(value)
+                    if m is not None:
+                        off, line = _line_of(value, m.start())
+                        out.append((ri, off, _clip(line)))
+                res = tuple(out)
+                if len(cache) >= _CACHE_MAX:
+                    cache.clear()
+                cache[key] = res
+            for ri, off, line in res:
+                rule = rules[ri]
+                for pos in positions:
+                    hits.append(_Hit(rule, pos, self._event_line(fr, pos, rule, key, off), line))
+        return hits
+
+    @staticmethod
+    def _event_line(fr: _Frame, pos: int, rule: Rule, key: tuple[str, str], off: int) -> int:
+        line_no = fr.line_no(pos)
+        text, msg = key
+        n_text = text.count("\n") + 1
+        n_lines = fr.n_lines(pos)
+        if n_lines is not None and n_lines != n_text:
+            return line_no   # physical and logical lines differ: point at the event
+        if rule.field == "message":
+            if n_text == 1 or not msg:
+                return line_no + off
+            at = text.find(msg)
+            return line_no + (text.count("\n", 0, at) if at >= 0 else 0) + off
+        return line_no + off
+
+    def _evidence(self, fired: list[_Hit], events: pd.DataFrame | None) -> list[dict]:
+        best = fired[0]
+        chosen: list[_Hit] = [best]
+        seen = {best.text}
+        for h in fired[1:]:
+            if h.rule.category == best.rule.category and h.text not in seen:
+                chosen.append(h)
+                seen.add(h.text)
+        out = [{"line": h.line, "text": h.text, "rule": h.rule.id} for h in chosen[:MAX_EVIDENCE]]
+        if best.rule.context and events is not None and len(events) and len(out) < MAX_EVIDENCE:
+            ctx = _context_line(best, events)
+            if ctx is not None and ctx["text"] not in seen:
+                out.insert(1, ctx)
+        return out[:MAX_EVIDENCE]
+
+
+def _strength(h: _Hit) -> tuple[int, int, int]:
+    return (h.rule.priority, -h.pos, h.rule.order)
+
+
+def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
+    """The context event nearest before the winning event (else the first one after it)."""
+    fr = _Frame(events)
+    rx = best.rule.ctx_rx
+    mask = _re2_mask(fr.arrow("text"), best.rule.re2(best.rule.context))
+    if mask is None:
+        mask = np.array([rx.search(v) is not None for v in fr.all_values("text")], dtype=bool)
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return None
+    before = idx[idx < best.pos]
+    pos = int(before[-1]) if before.size else int(idx[0])
+    value = fr.values_at("text", np.array([pos]))[0]
+    m = rx.search(value)
+    off, line = _line_of(value, m.start()) if m else (0, value)
+    return {"line": fr.line_no(pos) + off, "text": _clip(line), "rule": best.rule.id}
+
+
+def _run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
+    if meta:
+        if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
+            return True
+        code = _norm_meta("exit_code", meta.get("exit_code"))
+        if isinstance(code, int) and code != 0:
+            return True
+    if events is None or not len(events):
+        return False
+    if "kind" in events.columns and events["kind"].isin(FAILURE_KINDS).any():
+        return True
+    if "level" in events.columns and events["level"].isin(FAILURE_LEVELS).any():
+        return True
+    return False
+
+
+# ------------------------------------------------------------------------------------- building
+
+
+def _read(path: str | Path | None) -> tuple[Any, str]:
+    if path is None:
+        from pipeline.taxonomy import package_text
+
+        return yaml.safe_load(package_text("rules.yaml")), "pipeline/rules.yaml"
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh), str(path)
+
+
+def _build(data: Any) -> tuple[list[Rule], list[str], str]:
+    """Parse + compile; returns (rules, errors, version). Rules with errors are left out."""
+    from pipeline.taxonomy import load_taxonomy
+
+    errors: list[str] = []
+    if not isinstance(data, Mapping) or not isinstance(data.get("rules"), list):
+        return [], ["expected a mapping with a 'rules' list"], ""
+    variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
+    taxonomy = load_taxonomy()
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    for order, spec in enumerate(data["rules"]):
+        where = f"rule #{order}"
+        if not isinstance(spec, Mapping):
+            errors.append(f"{where}: not a mapping")
+            continue
+        rid = str(spec.get("id", ""))
+        where = f"rule {rid or '#' + str(order)}"
+        errs: list[str] = []
+        unknown_keys = set(spec) - _RULE_KEYS
+        if unknown_keys:
+            errs.append(f"unknown keys {sorted(unknown_keys)}")
+        if not _ID_RE.match(rid):
+            errs.append("id must be snake_case")
+        if rid in seen:
+            errs.append("duplicate id")
+        seen.add(rid)
+        cat = spec.get("category")
+        if cat not in taxonomy:
+            errs.append(f"unknown category {cat!r}")
+        elif cat in NON_RULE_CATEGORIES:
+            errs.append(f"category {cat!r} cannot be a rule's verdict")
+        prio = spec.get("priority")
+        if not isinstance(prio, int) or isinstance(prio, bool):
+            errs.append("priority must be an integer")
+        fld = spec.get("field", "text")
+        if fld not in FIELDS:
+            errs.append(f"field must be one of {FIELDS}")
+        tail = spec.get("tail")
+        if tail is not None and (not isinstance(tail, int) or tail < 1):
+            errs.append("tail must be a positive integer")
+        meta_spec = spec.get("meta") or {}
+        if not isinstance(meta_spec, Mapping):
+            errs.append("meta must be a mapping")
+            meta_spec = {}
+        meta = tuple(
+            (str(k), tuple(_norm_meta(str(k), v) for v in _as_list(val))) for k, val in meta_spec.items()
+        )
+
+        lists: dict[str, tuple[str, ...]] = {}
+        for key in ("patterns", "require", "exclude", "context", "unless"):
+            raw = _as_list(spec.get(key))
+            out = []
+            for p in raw:
+                if not isinstance(p, str) or not p:
+                    errs.append(f"{key}: not a non-empty string: {p!r}")
+                    continue
+                try:
+                    out.append(_expand(p, variables))
+                except KeyError as exc:
+                    errs.append(f"{key}: unknown var ${{{exc.args[0]}}} in {p!r}")
+            lists[key] = tuple(out)
+        if not lists["patterns"] and not meta:
+            errs.append("needs patterns or meta")
+        case_sensitive = bool(spec.get("case_sensitive", False))
+        flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+        compiled: dict[str, Any] = {}
+        for key in ("patterns", "exclude", "context", "unless"):
+            for p in lists[key]:
+                try:
+                    re.compile(p, flags)
+                except re.error as exc:
+                    errs.append(f"{key}: bad regex {p!r}: {exc}")
+        for p in lists["require"]:
+            try:
+                re.compile(p, flags)
+            except re.error as exc:
+                errs.append(f"require: bad regex {p!r}: {exc}")
+        if errs:
+            errors.extend(f"{where}: {e}" for e in errs)
+            continue
+        compiled["rx"] = _any_rx(lists["patterns"], flags)
+        compiled["exc_rx"] = _any_rx(lists["exclude"], flags)
+        compiled["ctx_rx"] = _any_rx(lists["context"], flags)
+        compiled["unless_rx"] = _any_rx(lists["unless"], flags)
+        compiled["req_rx"] = tuple(re.compile(p, flags) for p in lists["require"])
+        rules.append(
+            Rule(
+                id=rid, category=str(cat), priority=int(prio), order=order,
+                patterns=lists["patterns"], field=fld, require=lists["require"],
+                exclude=lists["exclude"], context=lists["context"], unless=lists["unless"],
+                tail=tail, needs_failure=bool(spec.get("needs_failure", False)), meta=meta,
+                case_sensitive=case_sensitive,
+                examples=tuple(_as_list(spec.get("examples"))),
+                counter_examples=tuple(_as_list(spec.get("counter_examples"))),
+                description=str(spec.get("description", "")),
+                **compiled,
+            )
+        )
+    return rules, errors, str(data.get("version", ""))
+
+
+# ------------------------------------------------------------------------------------- check
+
+
+def events_from_lines(lines: Iterable[str]) -> pd.DataFrame:
+    """A minimal event frame, one event per string (a multi-line string is one block event).
+
+    Independent of ``pipeline.normalize`` on purpose: examples are checked as the rules see them
+    (no level, kind guessed from the block's shape), so a rule cannot lean on the normaliser.
+    """
+    rows = []
+    line_no = 1
+    for s in lines:
+        s = str(s)
+        parts = s.split("\n")
+        if "Traceback (most recent call last)" in s:
+            kind = "py_traceback"
+        elif "C++ Traceback" in s or "C++ Call Stacks" in s:
+            kind = "cpp_traceback"
+        elif "Error Message Summary" in s:
+            kind = "error_summary"
+        else:
+            kind = "line"
+        if kind == "py_traceback":
+            message = next((p for p in reversed(parts) if p.strip()), parts[0])
+        else:
+            message = parts[0]
+        rows.append({
+            "line_no": line_no, "n_lines": len(parts), "ts": None, "stream": None, "level": None,
+            "kind": kind, "message": message, "text": s,
+        })
+        line_no += len(parts)
+    return pd.DataFrame(rows, columns=["line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text"])
+
+
+def _example_lines(example: Any) -> list[str]:
+    return [str(x) for x in example] if isinstance(example, (list, tuple)) else [str(example)]
+
+
+def check(path: str | Path | None = None) -> list[str]:
+    """Validate a rules file; returns human-readable errors ([] when the file is fine).
+
+    Checks: structure, ids (snake_case, unique), categories vs the taxonomy, regexes (Python and
+    RE2), vars; every example, matched alone as the log of a failed run (exit code 1), gives the
+    rule's category as the verdict and fires the rule; no counter-example fires the rule;
+    the combined prefilter compiles in RE2.
+    """
+    try:
+        data, _source = _read(path)
+    except (OSError, yaml.YAMLError) as exc:
+        return [f"cannot read rules: {exc}"]
+    rules, errors, _version = _build(data)
+    if errors and not rules:
+        return errors
+    rs = RuleSet(rules)
+    for r in rules:
+        for p in r.patterns:
+            lits = required_literals(p, r.case_sensitive)
+            if lits is None or min(_weight(x) for x in lits) < MIN_KEYWORD_WEIGHT:
+                errors.append(
+                    f"rule {r.id}: pattern {p!r} has no selective required literal "
+                    f"(found {sorted(lits) if lits else None}); the keyword prefilter needs one"
+                )
+        for key in ("context", "unless"):  # searched over the whole log with RE2
+            for p in getattr(r, key):
+                err = re2_error(f"(?{r.re2_flags}:{p})")
+                if err:
+                    errors.append(f"rule {r.id}: {key}: not RE2-compatible {p!r}: {err}")
+    if rs._prefilter:
+        err = re2_error(rs._prefilter)
+        if err:
+            errors.append(f"keyword prefilter does not compile in RE2: {err}")
+    failed = {"exit_code": 1}
+    for r in rules:
+        if r.rx is not None and not r.examples:
+            errors.append(f"rule {r.id}: has no examples")
+        for ex in r.examples:
+            v = rs.match(events_from_lines(_example_lines(ex)), failed)
+            shown = _example_lines(ex)[-1][:100]
+            if v is None:
+                errors.append(f"rule {r.id}: example gives no verdict: {shown!r}")
+            elif v.category != r.category:
+                errors.append(f"rule {r.id}: example gives {v.category} (rule {v.rule_id}), not {r.category}: {shown!r}")
+            elif r.id not in v.hits:
+                errors.append(f"rule {r.id}: example does not fire the rule (verdict by {v.rule_id}): {shown!r}")
+        for ex in r.counter_examples:
+            hits = rs.hits(events_from_lines(_example_lines(ex)), failed)
+            if r.id in hits:
+                errors.append(f"rule {r.id}: counter-example fires it: {_example_lines(ex)[-1][:100]!r}")
+    return errors
+
+
+@lru_cache(maxsize=1)
+def load_rules() -> RuleSet:
+    """The packaged rules, loaded once per process."""
+    return RuleSet.load()

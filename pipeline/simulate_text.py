@@ -1,0 +1,1305 @@
+"""Text of simulated Paddle container runs: normal output, harmless noise and failure surface forms.
+
+Used by ``pipeline.simulate``. Everything here is a pure function of a ``random.Random`` and the run's
+context (``Ctx``): no global random state, no wall clock, so the simulator stays byte-for-byte
+deterministic.
+
+Lines are produced through an ``Emitter`` that stamps each line with a simulated clock (int ns since
+the epoch) and a stream (stdout/stderr) and hands batches of lines to a sink (the format writer), so a
+run is never held in memory as a whole.
+
+Surface forms follow the Paddle generation of the image:
+  "1x"  Paddle 1.x: ``paddle.fluid.core_avx.EnforceNotMet``, "C++ Call Stacks (More useful to developers):",
+        "Error: ... at (/paddle/paddle/fluid/...)"
+  "20"  Paddle 2.0-2.2: "(External) Cuda error(35) ... [Advise: ...]", "Error Message Summary:"
+  "2x"  Paddle 2.3-2.6: "C++ Traceback (most recent call last):", "[Hint: ...] (at /paddle/...)"
+  "3x"  Paddle 3.x: phi paths, PIR/json models, some Chinese hints
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+NS = 1_000_000_000
+
+# --------------------------------------------------------------------------------------------------
+# Clock + emitter
+
+
+class Emitter:
+    """Collects (t_ns, stream, text) lines of one run and flushes them to ``sink`` in batches."""
+
+    __slots__ = ("t", "rng", "buf", "sink", "flush_every", "count", "_sec", "_parts", "tid", "pid")
+
+    def __init__(self, t0_ns: int, rng: random.Random, sink: Callable[[list], None] | None = None,
+                 flush_every: int = 4096, pid: int = 1, tid: int = 1):
+        self.t = t0_ns
+        self.rng = rng
+        self.buf: list = []
+        self.sink = sink
+        self.flush_every = flush_every
+        self.count = 0
+        self._sec = -1
+        self._parts: tuple = ()
+        self.pid = pid
+        self.tid = tid
+
+    # -- clock
+    def adv(self, seconds: float) -> None:
+        """Advance the clock by about ``seconds`` (+ jitter)."""
+        if seconds > 0:
+            self.t += int(seconds * NS) + self.rng.randrange(1, 999_983)
+
+    def _tm(self) -> tuple:
+        sec = self.t // NS
+        if sec != self._sec:
+            tm = time.gmtime(sec)
+            self._sec = sec
+            self._parts = (f"{tm.tm_year:04d}", f"{tm.tm_mon:02d}", f"{tm.tm_mday:02d}",
+                           f"{tm.tm_hour:02d}:{tm.tm_min:02d}:{tm.tm_sec:02d}")
+        return self._parts
+
+    def micros(self) -> int:
+        return (self.t // 1000) % 1_000_000
+
+    def millis(self) -> int:
+        return (self.t // 1_000_000) % 1000
+
+    # timestamp styles used by Paddle tools
+    def ts_glog(self) -> str:        # "1116 10:00:01.123456"
+        y, m, d, hms = self._tm()
+        return f"{m}{d} {hms}.{self.micros():06d}"
+
+    def ts_slash(self) -> str:       # "2026/11/16 10:00:05" (ppocr)
+        y, m, d, hms = self._tm()
+        return f"{y}/{m}/{d} {hms}"
+
+    def ts_short(self) -> str:       # "11/16 10:00:05" (ppdet)
+        y, m, d, hms = self._tm()
+        return f"{m}/{d} {hms}"
+
+    def ts_comma(self) -> str:       # "2026-11-16 10:00:05,123" (python logging: paddlenlp, LAUNCH)
+        y, m, d, hms = self._tm()
+        return f"{y}-{m}-{d} {hms},{self.millis():03d}"
+
+    def ts_iso(self) -> str:         # "2026-11-16 10:00:05"
+        y, m, d, hms = self._tm()
+        return f"{y}-{m}-{d} {hms}"
+
+    def unix(self) -> int:
+        return self.t // NS
+
+    # -- lines
+    def line(self, text: str, stream: str = "stdout") -> None:
+        self.t += self.rng.randrange(3_000, 400_000)
+        self.buf.append((self.t, stream, text))
+        if len(self.buf) >= self.flush_every:
+            self.flush()
+
+    def out(self, *texts: str) -> None:
+        for t in texts:
+            self.line(t, "stdout")
+
+    def err(self, *texts: str) -> None:
+        for t in texts:
+            self.line(t, "stderr")
+
+    def block(self, texts, stream: str = "stderr") -> None:
+        """A multi-line block printed at once (one write): lines a few microseconds apart."""
+        for t in texts:
+            self.t += self.rng.randrange(1_000, 40_000)
+            self.buf.append((self.t, stream, t))
+        if len(self.buf) >= self.flush_every:
+            self.flush()
+
+    def glog(self, level: str, loc: str, msg: str, stream: str = "stderr", tid: int | None = None) -> None:
+        self.t += self.rng.randrange(3_000, 200_000)
+        self.buf.append((self.t, stream, f"{level}{self.ts_glog()} {tid or self.tid:5d} {loc}] {msg}"))
+        if len(self.buf) >= self.flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buf:
+            self.count += len(self.buf)
+            if self.sink is not None:
+                self.sink(self.buf)
+            self.buf = []
+
+
+# --------------------------------------------------------------------------------------------------
+# Run context
+
+
+@dataclass
+class Ctx:
+    """Everything the text of one run depends on (filled by pipeline.simulate)."""
+
+    rng: random.Random
+    em: Emitter
+    job: str                    # ocr | det | nlp | infer | serving | paddlex
+    paddle: str                 # "2.6.0"
+    gen: str                    # 1x | 20 | 2x | 3x
+    cuda: str                   # image CUDA runtime "11.8"
+    cudnn: str                  # "8.9"
+    site: str                   # ".../dist-packages" or ".../site-packages"
+    python: str                 # "3.10"
+    gpu_name: str               # "NVIDIA A10"
+    cc: str                     # "8.6"
+    gpu_mem_gb: float
+    driver_api: str             # host's max CUDA "12.2"
+    driver_version: str         # "535.183.01"
+    n_gpus: int = 1
+    nnodes: int = 1
+    batch_size: int = 16
+    num_workers: int = 4
+    epochs: int = 10
+    n_progress: int = 50        # progress lines of a full run
+    duration_s: float = 3600.0  # wall time of a full run
+    launch: bool = False        # started through python -m paddle.distributed.launch
+    workdir: str = "/workspace"
+    model_dir: str = "/workspace/inference"
+    legacy_code: bool = False   # user code written for paddle.fluid
+    amp: bool = False
+    chinese: bool = False       # team scripts print Chinese
+    rank_ips: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def pkg(self) -> str:
+        return f"{self.site}/paddle"
+
+    @property
+    def major(self) -> int:
+        return int(self.paddle.split(".")[0])
+
+    def hexaddr(self) -> str:
+        return f"0x7f{self.rng.randrange(16**10):010x}"
+
+
+def pick(rng: random.Random, seq):
+    return seq[rng.randrange(len(seq))]
+
+
+def wpick(rng: random.Random, pairs):
+    """Weighted pick from [(weight, value), ...]."""
+    total = sum(w for w, _ in pairs)
+    x = rng.random() * total
+    for w, v in pairs:
+        x -= w
+        if x < 0:
+            return v
+    return pairs[-1][1]
+
+
+def fmt_eta(seconds: float) -> str:
+    s = int(max(0, seconds))
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    core = f"{h}:{m:02d}:{s:02d}"
+    return f"{d} day{'s' if d != 1 else ''}, {core}" if d else core
+
+
+ESC = "\x1b"
+_PY_WORKDIRS = ("/workspace", "/home/aistudio", "/paddle", "/root/work", "/data/code")
+
+
+# --------------------------------------------------------------------------------------------------
+# Harmless output (hard negatives): printed by healthy runs as well as failing ones
+
+
+def hn_ccache(c: Ctx) -> None:
+    c.em.err(f"{c.pkg}/utils/cpp_extension/extension_utils.py:{pick(c.rng, (686, 711, 715))}: UserWarning: "
+             "No ccache found. Please be aware that recompiling all source files may be required. You can "
+             "download and install ccache from: https://github.com/ccache/ccache/blob/master/doc/INSTALL.md",
+             "  warnings.warn(warning_message)")
+
+
+def hn_logging_before_init(c: Ctx) -> None:
+    c.em.err("WARNING: Logging before InitGoogleLogging() is written to STDERR")
+
+
+def hn_userwarning(c: Ctx) -> None:
+    r = c.rng
+    v = r.randrange(5)
+    if v == 0:
+        c.em.err(f"{c.pkg}/nn/layer/norm.py:{pick(r, (712, 818, 824))}: UserWarning: When training, we now always "
+                 "track global mean and variance.", "  warnings.warn(")
+    elif v == 1:
+        mod = "base" if c.major >= 3 or c.paddle >= "2.6" else "fluid"
+        c.em.err(f"{c.pkg}/{mod}/dygraph/math_op_patch.py:{pick(r, (275, 329))}: UserWarning: The dtype of left and "
+                 "right variables are not the same, left dtype is paddle.float32, but right dtype is paddle.int64, "
+                 "the right dtype will convert to paddle.float32", "  warnings.warn(")
+    elif v == 2:
+        c.em.err(f"{c.pkg}/tensor/creation.py:{pick(r, (125, 136))}: DeprecationWarning: `np.bool` is a deprecated "
+                 "alias for the builtin `bool`. To silence this warning, use `bool` by itself. Doing this will not "
+                 "modify any behavior and is safe. If you specifically wanted the numpy scalar type, use `np.bool_` "
+                 "here.", "  if data.dtype == np.object:")
+    elif v == 3:
+        c.em.err(f"{c.site}/paddle/io/reader.py:{pick(r, (420, 447))}: UserWarning: DataLoader with multi-process "
+                 "mode is not supported on MacOs and Windows currently. Please use single-process mode with "
+                 "num_workers = 0 instead" if r.random() < 0.2 else
+                 f"{c.site}/setuptools/_distutils/version.py:346: DeprecationWarning: distutils Version classes "
+                 "are deprecated. Use packaging.version instead.", "  other = LooseVersion(other)")
+    else:
+        c.em.err(f"{c.site}/paddle/amp/auto_cast.py:{pick(r, (208, 244))}: UserWarning: For float16, amp only "
+                 "support NVIDIA GPU with Compute Capability 7.0 or higher, current GPU is: "
+                 f"{c.gpu_name}, with Compute Capability: {c.cc.replace('.', '')}." if c.cc < "7.0" else
+                 f"{c.site}/paddle/distributed/parallel.py:{pick(r, (410, 427))}: UserWarning: Currently not a "
+                 "parallel execution environment, `paddle.distributed.init_parallel_env` will not do anything.",
+                 "  warnings.warn(")
+
+
+def hn_fluid_deprecated(c: Ctx) -> None:
+    api = pick(c.rng, ("paddle.fluid.dygraph.guard", "paddle.fluid.layers.fc", "paddle.fluid.io.load_inference_model",
+                       "paddle.fluid.layers.data"))
+    repl = {"paddle.fluid.dygraph.guard": "paddle.disable_static", "paddle.fluid.layers.fc": "paddle.static.nn.fc",
+            "paddle.fluid.io.load_inference_model": "paddle.static.load_inference_model",
+            "paddle.fluid.layers.data": "paddle.static.data"}[api]
+    c.em.err(f'Warning: API "{api}" is deprecated since 2.0.0, and may be removed in future versions. '
+             f'Please use "{repl}" instead.')
+
+
+def hn_cudnn_mismatch(c: Ctx) -> None:
+    other = pick(c.rng, ("8.2", "8.4", "8.6", "8.9"))
+    c.em.glog("W", f"gpu_resources.cc:{pick(c.rng, (101, 104))}", f"WARNING: device: 0. The installed Paddle is compiled "
+              f"with CUDNN {c.cudnn}, but CUDNN version in your machine is {other}, which may cause serious "
+              "incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version.")
+
+
+def hn_retry_connect(c: Ctx) -> None:
+    ip = c.rank_ips[0] if c.rank_ips else "10.10.0.2"
+    port = 6070 + c.rng.randrange(100)
+    for _ in range(c.rng.randrange(1, 4)):
+        c.em.glog("I", "tcp_utils.cc:107", f"Retry to connect to {ip}:{port} while the server is not yet listening.")
+        c.em.adv(3)
+    c.em.glog("I", "tcp_utils.cc:130", f"Successfully connected to {ip}:{port}")
+
+
+def hn_corrupt_jpeg(c: Ctx) -> None:
+    c.em.err(f"Corrupt JPEG data: {c.rng.randrange(1, 300)} extraneous bytes before marker 0xd{c.rng.randrange(10)}")
+
+
+def hn_pip_resolver(c: Ctx) -> None:
+    c.em.err("ERROR: pip's dependency resolver does not currently take into account all the packages that are "
+             "installed. This behaviour is the source of the following dependency conflicts.",
+             pick(c.rng, ("paddlenlp 2.8.1 requires datasets>=2.0.0, but you have datasets 1.18.4 which is incompatible.",
+                          "visualdl 2.5.3 requires protobuf>=3.20.0, but you have protobuf 3.19.6 which is incompatible.",
+                          "paddleocr 2.7.5 requires opencv-contrib-python, which is not installed.")))
+
+
+def hn_nan_scale(c: Ctx) -> None:
+    s = pick(c.rng, (65536.0, 32768.0, 16384.0))
+    c.em.err(f"[{c.em.ts_comma()}] [ WARNING] - optimizer not run, scale_before: {s}, scale_after: {s / 2}"
+             if c.job == "nlp" else f"Found inf or nan, current scale is: {s}, decrease to: {s}*0.5")
+
+
+def hn_nvidia_smi_missing_lib(c: Ctx) -> None:
+    c.em.out(f"ls: cannot access '{c.workdir}/output/latest': No such file or directory")
+
+
+HARD_NEGATIVES = (hn_ccache, hn_logging_before_init, hn_userwarning, hn_userwarning, hn_cudnn_mismatch,
+                  hn_retry_connect, hn_corrupt_jpeg, hn_pip_resolver, hn_nan_scale, hn_nvidia_smi_missing_lib)
+
+
+def sprinkle(c: Ctx, p: float = 0.35) -> None:
+    """Maybe emit one harmless warning."""
+    if c.rng.random() < p:
+        pick(c.rng, HARD_NEGATIVES)(c)
+
+
+# --------------------------------------------------------------------------------------------------
+# Start of a run: shell, pip, NVIDIA banner, nvidia-smi, launch banner
+
+
+def cuda_banner(c: Ctx) -> None:
+    c.em.out("", "==========", "== CUDA ==", "==========", "", f"CUDA Version {c.cuda}.0", "",
+             "Container image Copyright (c) 2016-2023, NVIDIA CORPORATION & AFFILIATES. All rights reserved.", "",
+             "This container image and its contents are governed by the NVIDIA Deep Learning Container License.",
+             "By pulling and using the container, you accept the terms and conditions of this license:",
+             "https://developer.nvidia.com/ngc/nvidia-deep-learning-container-license", "",
+             "A copy of this license is made available in this container at /NGC-DL-CONTAINER-LICENSE for your "
+             "convenience.", "")
+
+
+def cuda_banner_no_driver(c: Ctx) -> None:
+    c.em.out("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+             "   Use the NVIDIA Container Toolkit to start this container with GPU support; see",
+             "   https://docs.nvidia.com/datacenter/cloud-native/ .", "")
+
+
+def nvidia_smi(c: Ctx) -> None:
+    r, em = c.rng, c.em
+    y, m, d, hms = em._tm()
+    dow = time.strftime("%a %b %d", time.gmtime(em.unix()))
+    em.out(f"{dow} {hms} {y}       ",
+           "+---------------------------------------------------------------------------------------+",
+           f"| NVIDIA-SMI {c.driver_version:<21} Driver Version: {c.driver_version:<14} CUDA Version: {c.driver_api:<8}|",
+           "|-----------------------------------------+----------------------+----------------------+",
+           "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+           "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
+           "|=========================================+======================+======================|")
+    total = int(c.gpu_mem_gb * 1024)
+    for i in range(min(c.n_gpus, 8)):
+        em.out(f"|   {i}  {c.gpu_name[:24]:<24}       On  | 00000000:{0x17 + i * 8:02X}:00.0 Off |                    0 |",
+               f"| N/A   {r.randrange(28, 44)}C    P0    {r.randrange(40, 90):>3}W / {r.randrange(250, 400)}W |"
+               f"      4MiB / {total:>5}MiB |      0%      Default |",
+               "+-----------------------------------------+----------------------+----------------------+")
+    em.out("", "+---------------------------------------------------------------------------------------+",
+           "| Processes:                                                                            |",
+           "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
+           "|=======================================================================================|",
+           "|  No running processes found                                                           |",
+           "+---------------------------------------------------------------------------------------+")
+
+
+def pip_install(c: Ctx, ok: bool = True) -> None:
+    r, em = c.rng, c.em
+    if r.random() < 0.5:
+        em.out("Looking in indexes: https://pypi.tuna.tsinghua.edu.cn/simple")
+    pk = {"ocr": ("shapely", "scikit-image", "imgaug", "pyclipper", "lmdb", "rapidfuzz", "opencv-python"),
+          "det": ("pycocotools", "typeguard", "shapely", "scipy", "opencv-python", "terminaltables"),
+          "nlp": ("paddlenlp", "datasets", "sentencepiece", "jieba", "colorlog", "seqeval"),
+          }.get(c.job, ("pyyaml", "tqdm", "opencv-python-headless", "requests"))
+    for p in pk[: r.randrange(2, len(pk) + 1)]:
+        em.out(f"Requirement already satisfied: {p} in {c.site} ({r.randrange(1, 4)}.{r.randrange(20)}.{r.randrange(9)})")
+    if r.random() < 0.5:
+        em.out(f"Collecting {pk[-1]}", f"  Downloading {pk[-1].replace('-', '_')}-{r.randrange(1, 5)}.{r.randrange(10)}."
+               f"{r.randrange(10)}-cp{c.python.replace('.', '')}-cp{c.python.replace('.', '')}-manylinux_2_17_x86_64."
+               f"manylinux2014_x86_64.whl ({r.randrange(1, 60)}.{r.randrange(10)} MB)",
+               f"Installing collected packages: {pk[-1]}", f"Successfully installed {pk[-1]}-{r.randrange(1, 5)}.0.1")
+        em.adv(r.uniform(3, 40))
+    em.err("WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with "
+           "the system package manager. It is recommended to use a virtual environment instead: "
+           "https://pip.pypa.io/warnings/venv")
+
+
+def launch_banner(c: Ctx) -> None:
+    em, r = c.em, c.rng
+    L = lambda msg: em.out(f"LAUNCH INFO {em.ts_comma()} {msg}")  # noqa: E731
+    devs = ",".join(str(i) for i in range(c.n_gpus))
+    master = f"{c.rank_ips[0]}:{r.randrange(6000, 9000)}" if c.nnodes > 1 and c.rank_ips else "None"
+    L("-----------  Configuration  ----------------------")
+    for k, v in (("auto_parallel_config", "None"), ("auto_tuner_json", "None"), ("devices", devs),
+                 ("elastic_level", "-1"), ("elastic_timeout", "30"), ("enable_gpu_log", "True"), ("gloo_port", "6767"),
+                 ("host", "None"), ("ips", ",".join(c.rank_ips) if c.nnodes > 1 else "None"), ("job_id", "default"),
+                 ("legacy", "False"), ("log_dir", "log"), ("log_level", "INFO"), ("log_overwrite", "False"),
+                 ("master", master), ("max_restart", "3"), ("nnodes", str(c.nnodes)), ("nproc_per_node", "None"),
+                 ("rank", "-1"), ("run_mode", "collective"), ("server_num", "None"), ("servers", ""),
+                 ("sort_ip", "False"), ("start_port", "6070"), ("trainer_num", "None"), ("trainers", ""),
+                 ("training_script", pick(r, ("tools/train.py", "train.py", "run_finetune.py"))),
+                 ("training_script_args", "['-c', 'configs/train.yml']"), ("with_gloo", "1")):
+        L(f"{k}: {v}")
+    L("--------------------------------------------------")
+    L(f"Job: default, mode collective, replicas {c.nnodes}[{c.nnodes}:{c.nnodes}], elastic False")
+    if c.nnodes > 1:
+        L(f"Waiting peer start...")
+        em.adv(r.uniform(1, 20))
+    pod = "".join(pick(r, "abcdefghijklmnopqrstuvwxyz") for _ in range(6))
+    c.extra["pod"] = pod
+    L(f"Run Pod: {pod}, replicas {c.n_gpus}, status ready")
+    L(f"Watching Pod: {pod}, replicas {c.n_gpus}, status running")
+
+
+def device_lines(c: Ctx, dev: int = 0) -> None:
+    """GLOG lines Paddle prints when it first touches a GPU."""
+    em = c.em
+    if c.gen == "1x":
+        em.glog("W", "device_context.cc:252", f"Please NOTE: device: {dev}, CUDA Capability: {c.cc.replace('.', '')}, "
+                f"Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+        em.glog("W", "device_context.cc:260", f"device: {dev}, cuDNN Version: {c.cudnn.split('.')[0]}.{c.cudnn.split('.')[-1] if '.' in c.cudnn else 6}.")
+    elif c.gen == "20":
+        em.glog("W", "device_context.cc:404", f"Please NOTE: device: {dev}, GPU Compute Capability: {c.cc}, "
+                f"Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+        em.glog("W", "device_context.cc:422", f"device: {dev}, cuDNN Version: {c.cudnn}.")
+    else:
+        loc = ("gpu_resources.cc:119", "gpu_resources.cc:164") if c.major < 3 else ("gpu_resources.cc:114", "gpu_resources.cc:243")
+        em.glog("W", loc[0], f"Please NOTE: device: {dev}, GPU Compute Capability: {c.cc}, "
+                f"Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+        em.glog("W", loc[1], f"device: {dev}, cuDNN Version: {c.cudnn}.")
+
+
+# --------------------------------------------------------------------------------------------------
+# Job output: PaddleOCR, PaddleDetection, PaddleNLP, Paddle Inference, Paddle Serving
+
+_OCR_CFG = (
+    ("Architecture", None, 0), ("Backbone", None, 1), ("name", "PPLCNetV3", 2), ("scale", "0.95", 2),
+    ("Head", None, 1), ("head_list", None, 2), ("name", "MultiHead", 2), ("algorithm", "SVTR_LCNet", 1),
+    ("model_type", "rec", 1), ("Transform", "None", 1), ("Eval", None, 0), ("dataset", None, 1),
+    ("data_dir", "./train_data/rec/val", 2), ("name", "SimpleDataSet", 2), ("loader", None, 1),
+    ("batch_size_per_card", "128", 2), ("drop_last", "False", 2), ("num_workers", "{nw}", 2), ("shuffle", "False", 2),
+    ("Global", None, 0), ("cal_metric_during_train", "True", 1), ("character_dict_path", "ppocr/utils/ppocr_keys_v1.txt", 1),
+    ("debug", "False", 1), ("distributed", "{dist}", 1), ("epoch_num", "{ep}", 1), ("eval_batch_step", "[0, 2000]", 1),
+    ("log_smooth_window", "20", 1), ("max_text_length", "25", 1), ("pretrained_model", "None", 1),
+    ("print_batch_step", "10", 1), ("save_epoch_step", "10", 1), ("save_model_dir", "./output/rec_ppocr_v4", 1),
+    ("use_amp", "{amp}", 1), ("use_gpu", "True", 1), ("use_space_char", "True", 1), ("Loss", None, 0),
+    ("name", "MultiLoss", 1), ("Optimizer", None, 0), ("beta1", "0.9", 1), ("lr", None, 1), ("learning_rate", "0.001", 2),
+    ("name", "Cosine", 2), ("warmup_epoch", "5", 2), ("name", "Adam", 1), ("Train", None, 0), ("dataset", None, 1),
+    ("data_dir", "./train_data/rec/train", 2), ("loader", None, 1), ("batch_size_per_card", "{bs}", 2),
+    ("num_workers", "{nw}", 2), ("use_shared_memory", "True", 2), ("profiler_options", "None", 0),
+)
+
+
+class Job:
+    """Output of one kind of Paddle job. Subclasses print in that tool's own format."""
+
+    steps_per_epoch = 1000
+
+    def __init__(self, c: Ctx):
+        self.c = c
+        self.loss = c.rng.uniform(2.0, 12.0)
+        self.step = 0
+
+    def header(self) -> None: ...
+    def step_line(self, i: int, n: int) -> None: ...
+    def eval(self) -> None: ...
+    def save(self, best: bool = False) -> None: ...
+    def done(self) -> None: ...
+
+    def save_path(self) -> str:
+        return "./output/best_model"
+
+    def next_loss(self) -> float:
+        self.loss = max(0.01, self.loss * self.c.rng.uniform(0.93, 1.02))
+        return self.loss
+
+
+class OcrJob(Job):
+    def __init__(self, c: Ctx):
+        super().__init__(c)
+        self.iters = c.rng.choice((1250, 3662, 7329, 15620))
+        self.save_dir = pick(c.rng, ("./output/rec_ppocr_v4", "./output/rec/svtr", "./output/det_db"))
+
+    def p(self, msg: str, level: str = "INFO") -> None:
+        self.c.em.out(f"[{self.c.em.ts_slash()}] ppocr {level}: {msg}")
+
+    def header(self) -> None:
+        c = self.c
+        if c.rng.random() < 0.7:
+            vals = {"nw": c.num_workers, "dist": c.nnodes * c.n_gpus > 1, "ep": c.epochs, "amp": c.amp, "bs": c.batch_size}
+            for k, v, depth in _OCR_CFG:
+                self.p(f"{'    ' * depth}{k} : " + ("" if v is None else v.format(**vals)))
+            self.p("---------------------------------------------")
+        self.p(f"train with paddle {c.paddle} and device Place(gpu:0)")
+        self.p("Initialize indexs of datasets:['./train_data/rec/train_list.txt']")
+        self.p(f"train dataloader has {self.iters} iters")
+        self.p(f"valid dataloader has {c.rng.randrange(20, 400)} iters")
+        if c.chinese:
+            c.em.out("训练开始")
+
+    def step_line(self, i: int, n: int) -> None:
+        c, r = self.c, self.c.rng
+        self.step += 10
+        ep = 1 + (self.step // self.iters)
+        bc = r.uniform(0.2, 0.9)
+        tail = f", max_mem_reserved: {r.randrange(4000, 20000)} MB, max_mem_allocated: {r.randrange(3000, 18000)} MB" \
+            if c.paddle >= "2.5" else ""
+        self.p(f"epoch: [{ep}/{c.epochs}], global_step: {self.step}, lr: {0.001 * r.uniform(0.2, 1):.6f}, "
+               f"acc: {min(0.99, i / (n + 1)) * r.uniform(0.9, 1):.6f}, norm_edit_dis: {min(0.999, 0.3 + i / (n + 1)):.6f}, "
+               f"loss: {self.next_loss():.6f}, avg_reader_cost: {r.uniform(0.001, 0.5):.5f} s, avg_batch_cost: {bc:.5f} s, "
+               f"avg_samples: {c.batch_size}.0, ips: {c.batch_size / bc:.5f} samples/s, "
+               f"eta: {fmt_eta((n - i) * 10 * bc)}{tail}")
+
+    def eval(self) -> None:
+        c, r = self.c, self.c.rng
+        total = r.randrange(20, 400)
+        c.em.err("\r".join(f"eval model:: {int(100 * k / total):3d}%|{'█' * (10 * k // total):<10}| {k}/{total} "
+                           f"[00:{k // 12:02d}<00:{(total - k) // 12:02d}, 12.{r.randrange(10)}it/s]"
+                           for k in (0, total // 3, 2 * total // 3, total)))
+        c.em.adv(total / 12)
+        acc = r.uniform(0.3, 0.95)
+        self.p(f"cur metric, acc: {acc}, norm_edit_dis: {min(0.999, acc + 0.05)}, fps: {r.uniform(300, 3000)}")
+        self.p(f"best metric, acc: {acc}, is_float16: False, norm_edit_dis: {min(0.999, acc + 0.05)}, "
+               f"fps: {r.uniform(300, 3000)}, best_epoch: {1 + self.step // self.iters}")
+
+    def save_path(self) -> str:
+        return f"{self.save_dir}/best_accuracy"
+
+    def save(self, best: bool = False) -> None:
+        if best:
+            self.p(f"save best model is to {self.save_dir}/best_accuracy")
+        else:
+            self.p(f"save model in {self.save_dir}/latest")
+        if self.c.chinese and best:
+            self.c.em.out(f"模型已保存至 {self.save_dir}/best_accuracy")
+
+    def done(self) -> None:
+        self.p(f"best metric, acc: {self.c.rng.uniform(0.6, 0.97)}, norm_edit_dis: 0.98, fps: 1540.2")
+        self.save()
+        if self.c.chinese:
+            self.c.em.out("训练完成")
+
+
+class DetJob(Job):
+    def __init__(self, c: Ctx):
+        super().__init__(c)
+        self.iters = c.rng.choice((1832, 3665, 7329, 14658))
+        self.arch = pick(c.rng, ("ppyoloe_plus_crn_l_80e_coco", "picodet_s_416_coco_lcnet", "rtdetr_r50vd_6x_coco",
+                                 "faster_rcnn_r50_fpn_1x_coco"))
+        self.ep = 0
+
+    def p(self, mod: str, msg: str) -> None:
+        self.c.em.out(f"[{self.c.em.ts_short()}] {mod} INFO: {msg}")
+
+    def header(self) -> None:
+        c = self.c
+        self.p("ppdet.utils.download", f"Downloading {self.arch.split('_')[0]}_pretrained.pdparams from "
+               f"https://paddledet.bj.bcebos.com/models/pretrained/{self.arch.split('_')[0]}_pretrained.pdparams")
+        c.em.err(f"100%|██████████| {c.rng.randrange(20000, 200000)}/{c.rng.randrange(20000, 200000)} "
+                 f"[00:0{c.rng.randrange(1, 9)}<00:00, {c.rng.randrange(5000, 30000)}.{c.rng.randrange(100)}KB/s]")
+        self.p("ppdet.utils.checkpoint", f"Finish loading model weights: /root/.cache/paddle/weights/"
+               f"{self.arch.split('_')[0]}_pretrained.pdparams")
+        c.em.out("loading annotations into memory...", f"Done (t={c.rng.uniform(0.2, 9):.2f}s)",
+                 "creating index...", "index created!")
+        self.p("ppdet.data.source.coco", f"Load [{c.rng.randrange(5000, 118000)} samples valid, "
+               f"{c.rng.randrange(0, 1100)} samples invalid] in file dataset/coco/annotations/instances_train2017.json.")
+
+    def step_line(self, i: int, n: int) -> None:
+        c, r = self.c, self.c.rng
+        self.step += 20
+        k = self.step % self.iters
+        self.ep = self.step // self.iters
+        bc = r.uniform(0.25, 3.0)
+        mem = f", max_mem_reserved: {r.randrange(4000, 30000)} MB, max_mem_allocated: {r.randrange(3000, 28000)} MB" \
+            if c.paddle >= "2.5" else ""
+        self.p("ppdet.engine", f"Epoch: [{self.ep}] [{k:>5}/{self.iters}] learning_rate: {0.0001 * r.uniform(0.5, 10):.6f} "
+               f"loss_cls: {self.next_loss() * 0.4:.6f} loss_iou: {self.loss * 0.3:.6f} loss_dfl: {self.loss * 0.2:.6f} "
+               f"loss: {self.loss:.6f} eta: {fmt_eta((n - i) * 20 * bc)} batch_cost: {bc:.4f} data_cost: "
+               f"{r.uniform(0.0005, 0.3):.4f} ips: {c.batch_size / bc:.4f} images/s{mem}")
+
+    def eval(self) -> None:
+        c, r = self.c, self.c.rng
+        for _ in range(r.randrange(1, 4)):
+            self.p("ppdet.engine", f"Eval iter: {r.randrange(0, 5000, 100)}")
+        self.p("ppdet.metrics.metrics", "The bbox result is saved to bbox.json.")
+        c.em.out("loading annotations into memory...", "Done (t=0.41s)", "creating index...", "index created!")
+        self.p("ppdet.metrics.coco_utils", "Start evaluate...")
+        c.em.out("Loading and preparing results...", f"DONE (t={r.uniform(0.5, 5):.2f}s)", "creating index...",
+                 "index created!", "Running per image evaluation...", "Evaluate annotation type *bbox*",
+                 f"DONE (t={r.uniform(10, 60):.2f}s).", "Accumulating evaluation results...",
+                 f"DONE (t={r.uniform(2, 9):.2f}s).")
+        ap = r.uniform(0.2, 0.55)
+        for lab, rng_, area, md, v in (("Precision", "0.50:0.95", "   all", 100, ap), ("Precision", "0.50     ", "   all", 100, ap + 0.17),
+                                       ("Precision", "0.75     ", "   all", 100, ap + 0.04), ("Recall   ", "0.50:0.95", "   all", 100, ap + 0.2)):
+            c.em.out(f" Average {lab}  ({lab[0]}{'P' if lab[0] == 'P' else 'R'}) @[ IoU={rng_} | area={area} | maxDets={md:>3} ] = {v:.3f}"
+                     .replace("(PP)", "(AP)").replace("(RR)", "(AR)"))
+        self.p("ppdet.engine", f"Total sample number: 5000, average FPS: {r.uniform(20, 90):.2f}")
+        self.p("ppdet.engine", f"Best test bbox ap is {ap:.3f}.")
+
+    def save_path(self) -> str:
+        return f"output/{self.arch}/best_model"
+
+    def save(self, best: bool = False) -> None:
+        self.p("ppdet.utils.checkpoint", f"Save checkpoint: output/{self.arch}" + ("/best_model" if best else ""))
+
+    def done(self) -> None:
+        self.save()
+
+
+class NlpJob(Job):
+    def __init__(self, c: Ctx):
+        super().__init__(c)
+        self.model = pick(c.rng, ("ernie-3.0-medium-zh", "ernie-3.0-base-zh", "bert-base-chinese", "uie-base",
+                                  "Qwen/Qwen2-0.5B", "meta-llama/Llama-2-7b"))
+        self.total = c.rng.randrange(300, 20000)
+        self.progress_key = "progress_or_epoch" if c.paddle >= "3" else "epoch"
+
+    def p(self, msg: str, level: str = "INFO") -> None:
+        self.c.em.out(f"[{self.c.em.ts_comma()}] [{level:>8}] - {msg}")
+
+    def header(self) -> None:
+        c, r = self.c, self.c.rng
+        self.p("The default value for the training argument `--report_to` will change in v5 (from all installed "
+               "integrations to none). In v5, you will need to use `--report_to all` to get the same behavior as now. "
+               "You should start updating your code and make this info disappear :-).")
+        self.p("=" * 60)
+        self.p("     Model Configuration Arguments      ")
+        self.p(f"paddle commit id              : {r.randrange(16**40):040x}")
+        self.p(f"model_name_or_path            : {self.model}")
+        self.p(f"per_device_train_batch_size   : {c.batch_size}")
+        self.p(f"dataloader_num_workers        : {c.num_workers}")
+        self.p(f"fp16                          : {c.amp}")
+        self.p(f"output_dir                    : ./checkpoints/{self.model.split('/')[-1]}")
+        self.p("")
+        self.p(f"Loading configuration file /root/.paddlenlp/models/{self.model}/config.json")
+        self.p(f"Loading weights file /root/.paddlenlp/models/{self.model}/model_state.pdparams")
+        self.p(f"Loaded weights file from disk, setting weights to model.")
+        if r.random() < 0.5:
+            self.p(f"Some weights of the model checkpoint at {self.model} were not used when initializing "
+                   f"ErnieForSequenceClassification: ['ernie.pooler.dense.weight']", "WARNING")
+        if c.chinese:
+            c.em.out(f"加载数据集完成，共 {r.randrange(1000, 200000)} 条样本")
+        self.p("***** Running training *****")
+        self.p(f"  Num examples = {r.randrange(1000, 200000):,}")
+        self.p(f"  Num Epochs = {c.epochs}")
+        self.p(f"  Instantaneous batch size per device = {c.batch_size}")
+        self.p(f"  Total optimization steps = {self.total:,}")
+        self.p(f"  Number of trainable parameters = {r.randrange(10**7, 7 * 10**9):,} (per device)")
+
+    def step_line(self, i: int, n: int) -> None:
+        c, r = self.c, self.c.rng
+        self.step += 10
+        rt = r.uniform(0.5, 6)
+        self.p(f"loss: {self.next_loss():.8g}, learning_rate: {5e-05 * r.uniform(0.1, 1):.4g}, global_step: {self.step}, "
+               f"interval_runtime: {rt:.4g}, interval_samples_per_second: {10 * c.batch_size / rt:.4g}, "
+               f"interval_steps_per_second: {10 / rt:.4g}, {self.progress_key}: {i / max(n, 1) * c.epochs:.4g}")
+
+    def eval(self) -> None:
+        c, r = self.c, self.c.rng
+        self.p("***** Running Evaluation *****")
+        self.p(f"  Num examples = {r.randrange(500, 5000)}")
+        self.p(f"  Total prediction steps = {r.randrange(16, 200)}")
+        self.p(f"  Pre device batch size = {c.batch_size}")
+        self.p(f"  Total Batch size = {c.batch_size * c.n_gpus}")
+        c.em.adv(r.uniform(5, 60))
+        self.p(f"eval_loss: {self.loss * 1.1:.8g}, eval_accuracy: {r.uniform(0.6, 0.95):.8g}, eval_runtime: "
+               f"{r.uniform(5, 60):.4f}, eval_samples_per_second: {r.uniform(50, 900):.4f}, eval_steps_per_second: "
+               f"{r.uniform(1, 20):.4f}, {self.progress_key}: {r.uniform(0, c.epochs):.4g}")
+
+    def save_path(self) -> str:
+        return f"./checkpoints/{self.model.split('/')[-1]}/checkpoint-{self.step}"
+
+    def save(self, best: bool = False) -> None:
+        d = self.save_path()
+        self.p(f"Saving model checkpoint to {d}")
+        self.p(f"tokenizer config file saved in {d}/tokenizer_config.json")
+        self.p(f"Special tokens file saved in {d}/special_tokens_map.json")
+        self.p(f"Configuration saved in {d}/config.json")
+        self.p(f"Model weights saved in {d}/model_state.pdparams")
+
+    def done(self) -> None:
+        c, r = self.c, self.c.rng
+        self.p("")
+        self.p("Training completed. ")
+        self.p(f"train_runtime: {c.duration_s:.4f}, train_samples_per_second: {r.uniform(10, 900):.4f}, "
+               f"train_steps_per_second: {r.uniform(0.5, 20):.4f}, train_loss: {self.loss:.8g}, "
+               f"{self.progress_key}: {c.epochs:.1f}")
+        self.save()
+        if c.chinese:
+            c.em.out(f"模型已保存至 {self.save_path()}")
+
+
+_PASSES = ("map_op_to_another_pass", "is_test_pass", "simplify_with_basic_ops_pass", "delete_quant_dequant_linear_op_pass",
+           "constant_folding_pass", "silu_fuse_pass", "conv_bn_fuse_pass", "conv_eltwiseadd_bn_fuse_pass",
+           "embedding_eltwise_layernorm_fuse_pass", "multihead_matmul_roformer_fuse_pass", "gpu_cpu_map_matmul_v2_to_mul_pass",
+           "gpu_cpu_map_matmul_v2_to_matmul_pass", "matmul_scale_fuse_pass", "gpu_cpu_map_matmul_to_mul_pass",
+           "fc_fuse_pass", "fc_elementwise_layernorm_fuse_pass", "conv_elementwise_add_act_fuse_pass",
+           "conv_elementwise_add2_act_fuse_pass", "conv_elementwise_add_fuse_pass", "transpose_flatten_concat_fuse_pass",
+           "auto_mixed_precision_pass", "identity_op_clean_pass")
+
+
+class InferJob(Job):
+    """Batch inference with Paddle Inference (paddle.inference.create_predictor)."""
+
+    def __init__(self, c: Ctx):
+        super().__init__(c)
+        self.total = c.rng.randrange(2000, 200000)
+        self.done_n = 0
+
+    def header(self) -> None:
+        c, r, em = self.c, self.c.rng, self.c.em
+        em.out(f"[{em.ts_iso()}] INFO loading model from {c.model_dir}")
+        em.out(f"{ESC}[1m{ESC}[35m--- Running analysis [ir_graph_build_pass]{ESC}[0m")
+        em.glog("I", "executor.cc:187", "Old Executor is Running.")
+        em.out(f"{ESC}[1m{ESC}[35m--- Running analysis [ir_analysis_pass]{ESC}[0m")
+        for name in _PASSES:
+            if r.random() < 0.8:
+                em.out(f"{ESC}[32m--- Running IR pass [{name}]{ESC}[0m")
+                if r.random() < 0.25:
+                    em.glog("I", "fuse_pass_base.cc:59", f"---  detected {r.randrange(1, 60)} subgraphs")
+        for name in ("ir_params_sync_among_devices_pass", "adjust_cudnn_workspace_size_pass", "inference_op_replace_pass",
+                     "save_optimized_model_pass", "memory_optimize_pass"):
+            em.out(f"{ESC}[1m{ESC}[35m--- Running analysis [{name}]{ESC}[0m")
+            if name == "ir_params_sync_among_devices_pass":
+                em.glog("I", "ir_params_sync_among_devices_pass.cc:53", "Sync params from CPU to GPU")
+        em.glog("I", "memory_optimize_pass.cc:118", f"The persistable params in main graph are : {r.uniform(2, 400):.4f}MB")
+        for _ in range(r.randrange(1, 5)):
+            em.glog("I", "memory_optimize_pass.cc:246", f"Cluster name : {pick(r, ('x', 'conv2d_0.tmp_0', 'relu_3.tmp_0', 'batch_norm_1.tmp_2'))}"
+                    f"  size: {r.randrange(4, 4096)}")
+        em.out(f"{ESC}[1m{ESC}[35m--- Running analysis [ir_graph_to_program_pass]{ESC}[0m")
+        em.glog("I", f"analysis_predictor.cc:{pick(r, (1444, 1838, 2136))}", "======= optimize end =======")
+        em.glog("I", "naive_executor.cc:200", "---  skip [feed], feed -> x")
+        em.glog("I", "naive_executor.cc:200", f"---  skip [{pick(r, ('sigmoid_0.tmp_0', 'softmax_0.tmp_0', 'save_infer_model/scale_0.tmp_0'))}], fetch -> fetch")
+
+    def step_line(self, i: int, n: int) -> None:
+        c, r, em = self.c, self.c.rng, self.c.em
+        self.done_n = min(self.total, self.done_n + max(1, self.total // max(n, 1)))
+        em.out(f"[{em.ts_iso()}] INFO processed {self.done_n}/{self.total} images, batch_size={c.batch_size}, "
+               f"avg latency {r.uniform(2, 60):.2f} ms, qps {r.uniform(20, 900):.1f}")
+
+    def eval(self) -> None:
+        self.c.em.out(f"[{self.c.em.ts_iso()}] INFO writing results to /workspace/output/result_{self.done_n}.jsonl")
+
+    def save(self, best: bool = False) -> None:
+        self.eval()
+
+    def save_path(self) -> str:
+        return f"/workspace/output/result_{self.done_n}.jsonl"
+
+    def done(self) -> None:
+        self.c.em.out(f"[{self.c.em.ts_iso()}] INFO finished {self.total} images in {self.c.duration_s:.1f}s",
+                      "inference done")
+
+
+class ServingJob(InferJob):
+    """Paddle Serving pipeline web service (long running, then stopped by a rollout)."""
+
+    def header(self) -> None:
+        c, r, em = self.c, self.c.rng, self.c.em
+        ver = pick(r, ("0.9.0", "0.8.3"))
+        py = c.python.replace(".", "")
+        em.out("Going to Run Comand",
+               f"{c.site}/paddle_serving_server/serving-gpu-{c.cuda.replace('.', '')}-{ver}/serving -enable_model_toolkit "
+               "-inferService_path workdir_9393 -inferService_file infer_service.prototxt -max_concurrency 0 "
+               "-num_threads 4 -port 9393 -precision fp32 -use_calib=False -reload_interval_s 10 -resource_path "
+               "workdir_9393 -resource_file resource.prototxt -workflow_path workdir_9393 -workflow_file "
+               "workflow.prototxt -bthread_concurrency 4 -max_body_size 536870912 ")
+        del py
+        super().header()
+        em.glog("I", "server.cpp:1045", "Server[baidu::paddle_serving::predictor::general_model::GeneralModelServiceImpl] "
+                "is serving on port=9393.")
+        em.glog("I", "server.cpp:1048", "Check out http://" + pick(r, ("ocr-serving-0", "localhost", "0.0.0.0")) + ":9393 in web browser.")
+
+    def step_line(self, i: int, n: int) -> None:
+        c, r, em = self.c, self.c.rng, self.c.em
+        em.out(f"{em.ts_iso().replace('-', '/')} INFO [pipeline_server.py:{pick(r, (53, 60))}] (log_id={r.randrange(10**6)}) "
+               f"inference request name:ocr self.name:ocr time:{em.unix()}.{r.randrange(10**6):06d}")
+        if r.random() < 0.3:
+            em.out(f"{em.ts_iso().replace('-', '/')} INFO [operator.py:{pick(r, (1317, 1411))}] [det|0] "
+                   f"Succ predict, cost {r.uniform(5, 90):.3f} ms")
+
+    def done(self) -> None:
+        em = self.c.em
+        em.err("[INFO] received SIGTERM, shutting down gracefully", f"I{em.ts_glog()} {em.tid:5d} server.cpp:1175] "
+               "Server[baidu::paddle_serving::predictor::general_model::GeneralModelServiceImpl] is going to quit")
+
+
+JOBS = {"ocr": OcrJob, "det": DetJob, "nlp": NlpJob, "infer": InferJob, "serving": ServingJob}
+
+
+# --------------------------------------------------------------------------------------------------
+# Building blocks of error output
+
+_ENTRY = {
+    "ocr": ("{wd}/PaddleOCR/tools/train.py", ((227, "<module>", "main(config, device, logger, vdl_writer, seed)"),
+                                              (199, "main", "program.train(")),
+            "{wd}/PaddleOCR/tools/program.py", ((296, "train", "preds = model(images, data=batch[1:])"),)),
+    "det": ("{wd}/PaddleDetection/tools/train.py", ((212, "<module>", "main()"), (208, "main", "run(FLAGS, cfg)"),
+                                                    (161, "run", "trainer.train(FLAGS.eval)")),
+            "{wd}/PaddleDetection/ppdet/engine/trainer.py", ((582, "train", "outputs = model(data)"),)),
+    "nlp": ("{wd}/run_finetune.py", ((412, "<module>", "main()"), (376, "main", "train_result = trainer.train(resume_from_checkpoint=checkpoint)")),
+            "{site}/paddlenlp/trainer/trainer.py", ((1011, "train", "return self._inner_training_loop("),
+                                                    (1206, "_inner_training_loop", "tr_loss_step = self.training_step(model, inputs)"))),
+    "infer": ("{wd}/infer.py", ((143, "<module>", "main(args)"), (118, "main", "outputs = predictor.run([batch])")),
+              "{wd}/utils/predictor.py", ((64, "run", "self.predictor.run()"),)),
+    "serving": ("{wd}/web_service.py", ((98, "<module>", "ocr_service.run_service()"),),
+                "{site}/paddle_serving_server/web_service.py", ((94, "run_service", "self._server.run_server()"),)),
+}
+
+
+def frames_user(c: Ctx, deep: bool = True) -> list:
+    f1, fr1, f2, fr2 = _ENTRY.get(c.job, _ENTRY["infer"])
+    fmt = {"wd": c.workdir, "site": c.site}
+    out = [(f1.format(**fmt), ln, fn, code) for ln, fn, code in fr1]
+    if deep:
+        out += [(f2.format(**fmt), ln, fn, code) for ln, fn, code in fr2]
+    return out
+
+
+def frames_paddle_forward(c: Ctx) -> list:
+    pk = c.pkg
+    if c.major >= 3:
+        dy = f"{pk}/base/dygraph"
+    elif c.paddle >= "2.5":
+        dy = f"{pk}/base/dygraph" if c.paddle >= "2.6" else f"{pk}/fluid/dygraph"
+    else:
+        dy = f"{pk}/fluid/dygraph"
+    r = c.rng
+    fr = [(f"{pk}/nn/layer/layers.py", pick(r, (1254, 1429, 1343)), "__call__", "return self.forward(*inputs, **kwargs)")]
+    if r.random() < 0.5:
+        fr.append((f"{c.workdir}/models/backbone.py", r.randrange(40, 300), "forward", "x = self.conv1(x)"))
+        fr.append((f"{pk}/nn/layer/layers.py", pick(r, (1254, 1429)), "__call__", "return self.forward(*inputs, **kwargs)"))
+    fr.append((f"{pk}/nn/layer/conv.py", pick(r, (712, 720)), "forward", "out = F.conv._conv_nd("))
+    fr.append((f"{pk}/nn/functional/conv.py", pick(r, (133, 148, 160)), "_conv_nd",
+               "pre_bias = _C_ops.conv2d("))
+    if r.random() < 0.3:
+        fr.insert(0, (f"{dy}/base.py", pick(r, (352, 419)), "_decorate_function", "return func(*args, **kwargs)"))
+    return fr
+
+
+def py_tb(c: Ctx, frames, stream: str = "stderr") -> None:
+    lines = ["Traceback (most recent call last):"]
+    for path, ln, fn, code in frames:
+        lines.append(f'  File "{path}", line {ln}, in {fn}')
+        if code:
+            lines.append(f"    {code}")
+    c.em.block(lines, stream)
+
+
+_CPP_FRAMES = {
+    "alloc": ("paddle::memory::allocation::Allocator::Allocate(unsigned long)",
+              "paddle::memory::allocation::StatAllocator::AllocateImpl(unsigned long)",
+              "paddle::memory::allocation::AutoGrowthBestFitAllocator::AllocateImpl(unsigned long)",
+              "paddle::memory::allocation::CUDAAllocator::AllocateImpl(unsigned long)",
+              "std::string phi::enforce::GetCompleteTraceBackString<std::string >(std::string&&, char const*, int)",
+              "phi::enforce::GetCurrentTraceBackString[abi:cxx11](bool)"),
+    "conv": ("conv2d_ad_func(paddle::Tensor const&, paddle::Tensor const&, std::vector<int, std::allocator<int> >, "
+             "std::vector<int, std::allocator<int> >, std::string, std::vector<int, std::allocator<int> >, int, std::string)",
+             "paddle::experimental::conv2d(paddle::Tensor const&, paddle::Tensor const&, std::vector<int, std::allocator<int> > const&, "
+             "std::vector<int, std::allocator<int> > const&, std::string const&, std::vector<int, std::allocator<int> > const&, int, std::string const&)",
+             "void phi::ConvCudnnKernel<float, phi::GPUContext>(phi::GPUContext const&, phi::DenseTensor const&, phi::DenseTensor const&, "
+             "std::vector<int, std::allocator<int> > const&, std::vector<int, std::allocator<int> > const&, std::string const&, "
+             "std::vector<int, std::allocator<int> > const&, int, std::string const&, phi::DenseTensor*)",
+             "phi::DnnWorkspaceHandle::RunFunc(std::function<void (void*)> const&, unsigned long)",
+             "phi::DenseTensor::mutable_data(phi::Place const&, phi::DataType, unsigned long)"),
+    "device": ("paddle::pybind::ThrowExceptionToPython(std::__exception_ptr::exception_ptr)",
+               "phi::backends::gpu::GetGPUDeviceCount()", "phi::backends::gpu::GetGPUDeviceCountImpl()",
+               "phi::enforce::EnforceNotMet::EnforceNotMet(phi::ErrorSummary const&, char const*, int)",
+               "phi::enforce::GetCurrentTraceBackString[abi:cxx11](bool)"),
+    "eager": ("egr::Backward(std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, "
+              "std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, bool)",
+              "egr::RunBackward(std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, "
+              "std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, bool, bool, "
+              "std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, bool, "
+              "std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&)",
+              "MatmulGradNode::operator()(paddle::small_vector<std::vector<paddle::Tensor, std::allocator<paddle::Tensor> >, 15u>&, bool, bool)",
+              "paddle::experimental::matmul_grad(paddle::Tensor const&, paddle::Tensor const&, paddle::Tensor const&, bool, bool, "
+              "paddle::Tensor*, paddle::Tensor*)",
+              "void phi::MatmulGradKernel<float, phi::GPUContext>(phi::GPUContext const&, phi::DenseTensor const&, phi::DenseTensor const&, "
+              "phi::DenseTensor const&, bool, bool, phi::DenseTensor*, phi::DenseTensor*)"),
+    "exec": ("paddle::framework::Executor::Run(paddle::framework::ProgramDesc const&, paddle::framework::Scope*, int, bool, bool, "
+             "std::vector<std::string, std::allocator<std::string > > const&, bool, bool)",
+             "paddle::framework::Executor::RunPartialPreparedContext(paddle::framework::ExecutorPrepareContext*, "
+             "paddle::framework::Scope*, long, long, bool, bool, bool)",
+             "paddle::framework::OperatorBase::Run(paddle::framework::Scope const&, phi::Place const&)",
+             "paddle::framework::OperatorWithKernel::RunImpl(paddle::framework::Scope const&, phi::Place const&) const",
+             "paddle::framework::OperatorWithKernel::RunImpl(paddle::framework::Scope const&, phi::Place const&, "
+             "paddle::framework::RuntimeContext*) const"),
+    "nccl": ("paddle::distributed::ProcessGroupNCCL::AllReduce(phi::DenseTensor*, phi::DenseTensor const&, "
+             "paddle::distributed::AllreduceOptions const&, bool, bool)",
+             "paddle::distributed::ProcessGroupNCCL::CreateNCCLEnvCache(phi::Place const&, std::string const&)",
+             "paddle::distributed::ProcessGroupNCCL::CreateNCCLManagerCache(std::string const&, std::vector<phi::Place, "
+             "std::allocator<phi::Place> > const&)",
+             "phi::distributed::NCCLCommContext::NCCLCommContext(phi::Place const&, int, int, ncclUniqueId)",
+             "phi::dynload::ncclCommInitRank(ncclComm**, int, ncclUniqueId, int)"),
+    "reader": ("paddle::operators::reader::BlockingQueue<paddle::framework::LoDTensorArray>::Receive(paddle::framework::LoDTensorArray*)",
+               "paddle::operators::reader::PyReader::ReadNext(paddle::framework::LoDTensorArray*)",
+               "paddle::pybind::MultiDeviceFeedReader<paddle::operators::reader::LoDTensorBlockingQueue>::ReadNext()"),
+}
+
+
+def cpp_frames(c: Ctx, kind: str, n: int | None = None) -> list:
+    pool = list(_CPP_FRAMES[kind])
+    head = [pick(c.rng, ("paddle::pybind::eager_api_conv2d(_object*, _object*, _object*)",
+                         "paddle::pybind::eager_api_run_program(_object*, _object*, _object*)",
+                         "paddle::pybind::static_api_matmul(_object*, _object*, _object*)",
+                         "paddle_infer::Predictor::Run()", "paddle::AnalysisPredictor::ZeroCopyRun(bool)"))]
+    fr = head + pool
+    if n is not None:
+        fr = fr[:n]
+    return fr
+
+
+def cpp_tb_2x(c: Ctx, frames: list, summary: list, stream: str = "stderr") -> None:
+    """'C++ Traceback (most recent call last):' + numbered frames + 'Error Message Summary:' + summary."""
+    lines = ["", "--------------------------------------", "C++ Traceback (most recent call last):",
+             "--------------------------------------"]
+    lines += [f"{i}   {f}" for i, f in enumerate(frames)]
+    lines += ["", "----------------------", "Error Message Summary:", "----------------------"]
+    lines += summary
+    c.em.block(lines, stream)
+
+
+def cpp_tb_1x(c: Ctx, frames: list, summary: list, stream: str = "stderr") -> None:
+    """Paddle 1.x: 'C++ Call Stacks (More useful to developers):' + 'Error: ... at (/paddle/...)'."""
+    fr = ["std::string paddle::platform::GetTraceBackString<std::string const&>(std::string const&, char const*, int)",
+          "paddle::platform::EnforceNotMet::EnforceNotMet(std::string const&, char const*, int)"] + frames
+    lines = ["", "", "--------------------------------------------", "C++ Call Stacks (More useful to developers):",
+             "--------------------------------------------"]
+    lines += [f"{i}   {f.replace('phi::', 'paddle::platform::')}" for i, f in enumerate(fr)]
+    if c.rng.random() < 0.6:
+        lines += ["", "------------------------------------------", "Python Call Stacks (More useful to users):",
+                  "------------------------------------------",
+                  f'  File "{c.site}/paddle/fluid/framework.py", line 2525, in append_op',
+                  "    attrs=kwargs.get(\"attrs\", None))",
+                  f'  File "{c.site}/paddle/fluid/layer_helper.py", line 43, in append_op',
+                  "    return self.main_program.current_block().append_op(*args, **kwargs)"]
+    lines += ["", "----------------------", "Error Message Summary:", "----------------------"]
+    lines += summary
+    c.em.block(lines, stream)
+
+
+def glog_fatal(c: Ctx, loc: str, msg: str, frames: list | None = None) -> None:
+    em, r = c.em, c.rng
+    em.glog("F", loc, msg)
+    lines = ["*** Check failure stack trace: ***"]
+    for f in (frames or ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
+                         "google::LogMessageFatal::~LogMessageFatal()", "paddle::platform::CUDADeviceContext::Init()",
+                         "paddle::platform::DeviceContextPool::Init()", "paddle::framework::InitDevices()"]):
+        lines.append(f"    @     {c.hexaddr()}  {f}")
+    lines.append(f"    @     {c.hexaddr()}  (unknown)")
+    em.block(lines)
+    if r.random() < 0.7:
+        em.err("Aborted (core dumped)")
+
+
+def fatal_signal(c: Ctx, signame: str, desc: str, frames: list | None = None) -> None:
+    """3.x / late 2.x signal handler output ('FatalError: `Segmentation fault` is detected ...')."""
+    em = c.em
+    t = em.unix()
+    if frames:
+        head = ["", "", "--------------------------------------", "C++ Traceback (most recent call last):",
+                "--------------------------------------"] + [f"{i}   {f}" for i, f in enumerate(frames)]
+        em.block(head)
+    em.block(["", "----------------------", "Error Message Summary:", "----------------------",
+              f"FatalError: `{desc}` is detected by the operating system.",
+              f'  [TimeInfo: *** Aborted at {t} (unix time) try "date -d @{t}" if you are using GNU date ***]',
+              f"  [SignalInfo: *** {signame} (@0x{c.rng.choice(('0', '3e9', '1f4')) if signame != 'SIGSEGV' else '0'}) received by PID "
+              f"{em.pid} (TID {c.hexaddr()}) from PID {0 if signame == 'SIGSEGV' else em.pid} ***]", ""])
+
+
+def hint_3x_cn(c: Ctx, msg: str, advice: str) -> None:
+    """Chinese hints some team wrappers / PaddleX print around a 3.x error."""
+    c.em.err(f"错误信息：{msg}", f"请检查{advice}")
+
+
+def enforce_line(c: Ctx, etype: str, msg: str, hint: str | None, loc: str) -> list:
+    """'(Type) message\\n  [Hint: ...] (at /paddle/...)' as printed by 2.x/3.x."""
+    if hint:
+        return [f"{etype}{msg}", f"  [Hint: {hint}] (at {loc})", ""]
+    return [f"{etype}{msg} (at {loc})", ""]
+
+
+_PYTYPE = {"External": "OSError", "ResourceExhausted": "MemoryError", "PreconditionNotMet": "RuntimeError",
+           "NotFound": "RuntimeError", "InvalidArgument": "ValueError", "Unimplemented": "NotImplementedError",
+           "Fatal": "SystemError", "Unavailable": "RuntimeError"}
+
+
+def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_kind: str = "device",
+                 py_frames: list | None = None, long_p: float = 0.5, loc_old: str | None = None) -> str:
+    """A Paddle C++ error surfacing in Python, formatted for the image's Paddle generation.
+
+    msg: message lines (first line is the headline). loc: phi path "paddle/phi/...cc:66" (without the leading
+    /paddle/). Returns a short form tag ("1x" | "20" | "short" | "long").
+    """
+    r, em = c.rng, c.em
+    if py_frames is None:
+        py_frames = frames_user(c)
+    py_tb(c, py_frames)
+    cls = f"{code}Error"
+    pytype = _PYTYPE.get(code, "RuntimeError")
+    old_loc = "/paddle/" + (loc_old or loc.replace("paddle/phi/backends/gpu/cuda/cuda_info.cc", "paddle/fluid/platform/gpu_info.cc")
+                            .replace("paddle/phi/", "paddle/fluid/platform/"))
+    if c.gen == "1x":
+        em.err("paddle.fluid.core_avx.EnforceNotMet: ")
+        first = f"Error: {msg[0]}" if r.random() < 0.5 else f"{cls}: {msg[0]}"
+        summary = [first] + msg[1:]
+        if hint:
+            summary.append(f"  [Hint: {hint}] at ({old_loc})")
+        else:
+            summary[-1] += f" at ({old_loc})"
+        cpp_tb_1x(c, cpp_frames(c, "exec" if cpp_kind not in ("device", "alloc") else cpp_kind), summary)
+        return "1x"
+    path = old_loc if c.gen == "20" else (("../" if c.major >= 3 and r.random() < 0.4 else "/paddle/") + loc)
+    if c.gen == "20" and code == "External":
+        hint = (f"Please search for the error code({msg[0].split('(')[1].split(')')[0] if '(' in msg[0] else 0}) on website( "
+                "https://docs.nvidia.com/cuda/archive/10.0/cuda-runtime-api/group__CUDART__TYPES.html"
+                "#group__CUDART__TYPES_1g3f51e3575c2178246db0a94a430e0038 ) to get Nvidia's official solution about CUDA Error.")
+        body = [f"{cls}: {msg[0]}"] + msg[1:] + [f"  [Advise: {hint}] (at {path})", ""]
+        em.err(f"{pytype}: ")
+        cpp_tb_2x(c, cpp_frames(c, cpp_kind), body)
+        return "20"
+    if r.random() < long_p:
+        em.err(f"{pytype}: ")
+        body = [f"{cls}: {msg[0]}"] + msg[1:]
+        if hint:
+            body += [f"  [Hint: {hint}] (at {path})", ""]
+        else:
+            body[-1] += f" (at {path})"
+            body.append("")
+        cpp_tb_2x(c, cpp_frames(c, cpp_kind), body)
+        return "long"
+    lines = [f"{pytype}: ({code}) {msg[0]}"] + msg[1:]
+    if hint:
+        lines += [f"  [Hint: {hint}] (at {path})"]
+    else:
+        lines[-1] += f" (at {path})"
+    em.block(lines)
+    return "short"
+
+
+# --------------------------------------------------------------------------------------------------
+# Failure surface forms, one function per category. Each prints the failure and returns a variant tag.
+
+_CUDA_HINT35 = ("'cudaErrorInsufficientDriver'. This indicates that the installed NVIDIA CUDA driver is older than the "
+                "CUDA runtime library. This is not a supported configuration.Users should install an updated NVIDIA "
+                "display driver to allow the application to run.")
+
+
+def e_cuda_driver_too_old(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = wpick(r, [(3, "external35"), (1.5 if c.gen in ("1x", "20") else 0.3, "getdevicecount"),
+                  (1 if c.major >= 3 or c.cuda >= "12" else 0.2, "compat804"), (1, "glog_warn_then_fail"),
+                  (0.6, "run_check")])
+    if v == "getdevicecount":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddle/fluid/framework.py", 1970, "cuda_places",
+                                                 "device_ids = six.moves.range(core.get_cuda_device_count())")])
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "OSError: ")
+        cpp_tb_1x(c, ["paddle::platform::GetCUDADeviceCount()"], [
+            "Error: cudaGetDeviceCount failed in paddle::platform::GetCUDADeviceCount, error code : 35, Please see "
+            "detail in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+            "#group__CUDART__TYPES_1g3f51e3575c2178246db0a94a430e0038: CUDA driver version is insufficient for CUDA "
+            "runtime version at (/paddle/paddle/fluid/platform/gpu_info.cc:65)", ""])
+        return f"{c.gen}_getdevicecount"
+    if v == "compat804":
+        paddle_error(c, "External", ["CUDA error(804), forward compatibility was attempted on non supported HW. "],
+                     "'cudaErrorCompatNotSupportedOnDevice'. This error indicates that the system was upgraded to run "
+                     "with forward compatibility but the visible hardware detected by CUDA does not support this "
+                     "configuration. Refer to the compatibility documentation for the supported hardware matrix or ensure "
+                     "that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES "
+                     "environment variable.", "paddle/phi/backends/gpu/cuda/cuda_info.cc:66")
+        return f"{c.gen}_compat804"
+    if v == "glog_warn_then_fail":
+        em.glog("W", "gpu_info.cc:" + str(pick(r, (71, 95))) if c.gen in ("1x", "20") else "gpu_resources.cc:" + str(pick(r, (61, 76))),
+                f"Please NOTE: device: 0, GPU Compute Capability: {c.cc}, Driver API Version: {c.driver_api}, "
+                f"Runtime API Version: {c.cuda}")
+        em.glog("W", "gpu_resources.cc:96", f"The installed Paddle is compiled with CUDA {c.cuda}, but CUDA runtime "
+                f"version in your machine is {c.driver_api}, which may cause serious incompatible bug. Please recompile "
+                "or reinstall Paddle with compatible CUDA version.")
+    if v == "run_check":
+        em.out("Running verify PaddlePaddle program ... ")
+        py_tb(c, [("<string>", 1, "<module>", ""), (f"{c.site}/paddle/utils/install_check.py", pick(r, (270, 273)),
+                   "run_check", "_run_static_single(use_cuda, use_xpu, use_custom, custom_device_name)")])
+        em.block(["OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version. ",
+                  f"  [Hint: {_CUDA_HINT35}] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:66)", ""])
+        return f"{c.gen}_run_check"
+    tag = paddle_error(c, "External", ["CUDA error(35), CUDA driver version is insufficient for CUDA runtime version. "],
+                       _CUDA_HINT35, "paddle/phi/backends/gpu/cuda/cuda_info.cc:66", "device")
+    if c.chinese and r.random() < 0.6:
+        hint_3x_cn(c, "CUDA 驱动版本过低，无法运行当前镜像中的 CUDA 运行时", f" nvidia-smi 显示的 CUDA Version 是否 >= {c.cuda}")
+    return f"{c.gen}_{v}_{tag}"
+
+
+def e_gpu_not_visible(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    cpu_wheel = c.extra.get("cpu_wheel", False)
+    if cpu_wheel:
+        v = wpick(r, [(2, "set_device"), (2 if c.job in ("ocr", "det") else 0, "ppocr_cpu"), (1.5, "place_unsupported"),
+                      (1, "compiled_false")])
+    else:
+        v = wpick(r, [(2, "error100"), (2, "libcuda"), (1, "no_gpu_found"), (1 if c.gen in ("1x", "20") else 0.3, "cudaplace_1x")])
+    if v == "set_device":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/device/__init__.py", pick(r, (268, 301, 330)), "set_device",
+                                                 "place = _convert_to_place(device)"),
+                                                (f"{c.pkg}/device/__init__.py", pick(r, (188, 209)), "_convert_to_place",
+                                                 "raise ValueError(")])
+        em.err("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA")
+    elif v == "ppocr_cpu":
+        tag = "ppocr" if c.job == "ocr" else "ppdet.utils.check"
+        em.out(f"[{em.ts_slash()}] {tag} ERROR: Config use_gpu cannot be set as true while you are using paddlepaddle "
+               "cpu version ! ", "Please try: ", "\t1. Install paddlepaddle-gpu to run model on GPU ",
+               "\t2. Set use_gpu as false in config file to run model on CPU")
+        if r.random() < 0.5:
+            em.err("SystemExit: 1" if r.random() < 0.3 else "")
+    elif v == "place_unsupported":
+        paddle_error(c, "Unavailable", ["Place Place(gpu:0) is not supported. Because paddle is not compiled with CUDA. "
+                                        "Please check that your paddle compiles with WITH_GPU option."], None,
+                     "paddle/phi/core/platform/device_context.cc:" + str(pick(r, (97, 133))), "exec")
+    elif v == "compiled_false":
+        em.out(f"paddle.is_compiled_with_cuda(): False", "paddle.device.get_device(): cpu")
+        py_tb(c, frames_user(c, deep=False))
+        em.err("AssertionError: GPU is not available in this container (paddle.is_compiled_with_cuda() is False)")
+    elif v == "error100":
+        if r.random() < 0.5:
+            em.glog("W", "init.cc:" + str(pick(r, (201, 227))), "Compiled with WITH_GPU, but no GPU found in runtime.")
+        paddle_error(c, "External", ["CUDA error(100), no CUDA-capable device is detected. "],
+                     "'cudaErrorNoDevice'. This indicates that no CUDA-capable devices were detected by the installed "
+                     "CUDA driver. ", "paddle/phi/backends/gpu/cuda/cuda_info.cc:66", "device")
+    elif v == "libcuda":
+        em.glog("W", "dynamic_loader.cc:" + str(pick(r, (285, 307, 314))), "The third-party dynamic library (libcuda.so) that "
+                "Paddle depends on is not configured correctly. (error code is libcuda.so: cannot open shared object "
+                "file: No such file or directory)")
+        paddle_error(c, "PreconditionNotMet", ["Cannot load cudart shared library. Cannot invoke method cudaGetDeviceCount."],
+                     None, "paddle/phi/backends/dynload/cudart.h:" + str(pick(r, (40, 47))), "device", long_p=0.3)
+    elif v == "no_gpu_found":
+        em.glog("W", "init.cc:" + str(pick(r, (201, 227))), "Compiled with WITH_GPU, but no GPU found in runtime.")
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/device/__init__.py", 301, "set_device",
+                                                 "place = _convert_to_place(device)")])
+        em.err("ValueError: The device id 0 exceeds gpu card number 0")
+    else:
+        paddle_error(c, "Unavailable", ["Place CUDAPlace(0) is not supported, Please check that your paddle compiles with "
+                                        "WITH_GPU option or check that your train process hold the correct gpu_id if "
+                                        "you use Executor"], None, "paddle/phi/device_context.cc:67",
+                     "exec", loc_old="paddle/fluid/platform/device_context.cc:67")
+    return f"{c.gen}_{v}"
+
+
+_DYNLOAD_SUGGEST = ["  Suggestions:",
+                    "  1. Check if the third-party dynamic library (e.g. CUDA, CUDNN) is installed correctly and its "
+                    "version is matched with paddlepaddle you installed.",
+                    "  2. Configure third-party dynamic library environment variables as follows:",
+                    "  - Linux: set LD_LIBRARY_PATH by `export LD_LIBRARY_PATH=...`",
+                    "  - Windows: set PATH by `set PATH=XXX;"]
+
+
+def e_cuda_lib_missing(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    lib = c.extra.get("missing_cuda_lib", "libcudnn.so")
+    v = wpick(r, [(3, "dynload"), (1.5 if c.gen in ("1x", "20") else 0.2, "dso_1x"), (1, "glog_then_error"),
+                  (1, "cublas_versioned")])
+    if v == "cublas_versioned":
+        lib = "libcublas.so"
+    soname = lib if v != "cublas_versioned" else f"libcublas.so.{c.cuda.split('.')[0]}"
+    if v == "dso_1x":
+        py_tb(c, frames_user(c) + frames_paddle_forward(c)[-1:])
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "RuntimeError: ")
+        cpp_tb_1x(c, ["paddle::platform::dynload::GetCUDNNDsoHandle()", "paddle::platform::CudnnHolder::CudnnHolder"], [
+            f"Error: Failed to find dynamic library: {lib} ( {lib}: cannot open shared object file: No such file or directory ) ",
+            " Please specify its path correctly using following ways: ",
+            " set environment variable LD_LIBRARY_PATH on Linux or DYLD_LIBRARY_PATH on Mac OS. ",
+            " For instance, issue command: export LD_LIBRARY_PATH=... ",
+            " Note: After Mac OS 10.11, using the DYLD_LIBRARY_PATH is impossible unless System Integrity Protection "
+            "(SIP) is disabled. at (/paddle/paddle/fluid/platform/dynload/dynamic_loader.cc:177)"])
+        return f"{c.gen}_dso_1x"
+    if v == "glog_then_error":
+        em.glog("W", "dynamic_loader.cc:" + str(pick(r, (285, 307))), f"The third-party dynamic library ({lib}) that "
+                f"Paddle depends on is not configured correctly. (error code is {soname}: cannot open shared object file: "
+                "No such file or directory)")
+        em.block(_DYNLOAD_SUGGEST)
+    msg = [f"The third-party dynamic library ({lib}) that Paddle depends on is not configured correctly. (error code "
+           f"is {soname}: cannot open shared object file: No such file or directory)"] + _DYNLOAD_SUGGEST
+    msg[-1] += " "
+    paddle_error(c, "PreconditionNotMet", msg, None, "paddle/phi/backends/dynload/dynamic_loader.cc:" +
+                 str(pick(r, (311, 338, 346))), "conv", py_frames=frames_user(c) + frames_paddle_forward(c))
+    if c.major >= 3 and c.chinese:
+        hint_3x_cn(c, f"找不到 {lib}", "镜像中是否安装了与 CUDA 版本匹配的 cuDNN，并设置 LD_LIBRARY_PATH")
+    return f"{c.gen}_{v}"
+
+
+_HINT209 = ("'cudaErrorNoKernelImageForDevice'. This indicates that there is no kernel image available that is suitable "
+            "for the device. This can occur when a user specifies code generation options for a particular CUDA source "
+            "file that do not include the corresponding device configuration.")
+
+
+def e_gpu_arch_unsupported(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    archs = c.extra.get("archs", "61 70 75 80 86")
+    fam = {"3.7": "Kepler", "6.0": "Pascal", "9.0": "Hopper", "7.0": "Volta", "7.5": "Turing", "8.0": "Ampere", "8.6": "Ampere"}
+    v = wpick(r, [(3, "error209"), (1.5 if c.gen in ("1x", "20") or c.cuda < "11" else 0.2, "error48"),
+                  (1.5, "arch_warning_then_209"), (1, "glog_fatal")])
+    if v == "arch_warning_then_209":
+        em.err(f"{c.pkg}/device/__init__.py:{pick(r, (183, 224))}: UserWarning: The GPU architecture in your current "
+               f"machine is {fam.get(c.cc, 'Hopper')}, which is not compatible with Paddle installation with arch: "
+               f"{archs} , it is recommended to install the corresponding wheel package according to the installation "
+               "information in the official Paddle website.", "  warnings.warn(")
+    if v == "error48":
+        py_tb(c, frames_user(c) + frames_paddle_forward(c))
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "OSError: ")
+        cpp_tb_1x(c, ["paddle::operators::math::SetConstant<paddle::platform::CUDADeviceContext, float>::operator()"],
+                  ["Error: cudaFuncGetAttributes failed in paddle::platform::GpuLaunchConfig, error code : 48, Please see "
+                   "detail in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+                   "#group__CUDART__TYPES_1g3f51e3575c2178246db0a94a430e0038: no kernel image is available for execution "
+                   "on the device at (/paddle/paddle/fluid/platform/gpu_launch_config.h:79)", ""])
+        return f"{c.gen}_error48"
+    if v == "glog_fatal":
+        device_lines(c)
+        glog_fatal(c, f"{pick(r, ('gpu_launch_config.h:79', 'elementwise_op_function.h:1632', 'gpu_info.cc:316'))}",
+                   "Check failed: cudaSuccess == err (0 vs. 209) no kernel image is available for execution on the device")
+        return f"{c.gen}_glog_fatal"
+    device_lines(c)
+    paddle_error(c, "External", ["CUDA error(209), no kernel image is available for execution on the device. "], _HINT209,
+                 pick(r, ("paddle/phi/kernels/funcs/elementwise_base.h:" + str(pick(r, (842, 920))),
+                          "paddle/phi/backends/gpu/cuda/cuda_info.cc:" + str(pick(r, (258, 266))),
+                          "paddle/phi/kernels/gpu/full_kernel.cu:" + str(pick(r, (74, 96))))),
+                 "conv", py_frames=frames_user(c) + frames_paddle_forward(c))
+    return f"{c.gen}_{v}"
+
+
+def e_system_lib_missing(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    lib = c.extra.get("missing_sys_lib", "libGL.so.1")
+    ocv = f"{c.site}/cv2/__init__.py"
+    if lib in ("libGL.so.1", "libgthread-2.0.so.0", "libSM.so.6", "libXext.so.6", "libXrender.so.1"):
+        v = wpick(r, [(2, "cv2_deep"), (1, "cv2_direct"), (1, "ppocr_import")])
+        fr = frames_user(c, deep=False)[:1]
+        if v == "ppocr_import":
+            fr = [(f"{c.workdir}/PaddleOCR/tools/train.py", 30, "<module>", "from ppocr.data import build_dataloader, set_signal_handlers"),
+                  (f"{c.workdir}/PaddleOCR/ppocr/data/__init__.py", 33, "<module>", "from ppocr.data.imaug import transform, create_operators"),
+                  (f"{c.workdir}/PaddleOCR/ppocr/data/imaug/__init__.py", 19, "<module>", "from .iaa_augment import IaaAugment"),
+                  (f"{c.workdir}/PaddleOCR/ppocr/data/imaug/iaa_augment.py", 24, "<module>", "import imgaug"),
+                  (f"{c.site}/imgaug/__init__.py", 7, "<module>", "from imgaug.imgaug import *  # pylint: disable=redefined-builtin"),
+                  (f"{c.site}/imgaug/imgaug.py", 19, "<module>", "import cv2")]
+        elif v == "cv2_direct":
+            fr = [(frames_user(c, deep=False)[0][0], pick(r, (3, 5, 8)), "<module>", "import cv2")]
+        else:
+            fr = fr[:1] if fr else []
+            fr = [(fr[0][0] if fr else f"{c.workdir}/main.py", pick(r, (12, 17, 22)), "<module>", "from utils.data import build_loader"),
+                  (f"{c.workdir}/utils/data.py", pick(r, (4, 9)), "<module>", "import cv2")]
+        fr += [(ocv, 181, "<module>", "bootstrap()"), (ocv, 153, "bootstrap", 'native_module = importlib.import_module("cv2")'),
+               ("/usr/lib/python3." + c.python.split(".")[1] + "/importlib/__init__.py", 126, "import_module",
+                "return _bootstrap._gcd_import(name[level:], package, level)")]
+        py_tb(c, fr)
+        em.err(f"ImportError: {lib}: cannot open shared object file: No such file or directory")
+        return f"{lib.split('.')[0]}_{v}"
+    # libgomp / libssl: Paddle's own import fails
+    v = wpick(r, [(1, "paddle_core"), (1 if c.major == 2 else 0, "avx_core")])
+    if v == "avx_core":
+        em.err(f"Error: Can not import avx core while this file exists: {c.pkg}/fluid/core_avx.so")
+    py_tb(c, [(frames_user(c, deep=False)[0][0], pick(r, (2, 3, 6)), "<module>", "import paddle"),
+              (f"{c.pkg}/__init__.py", pick(r, (28, 31)), "<module>", "from .base import core  # noqa: F401" if c.major >= 3
+               else "from .fluid import monkey_patch_variable"),
+              (f"{c.pkg}/{'base' if c.major >= 3 else 'fluid'}/core.py", pick(r, (268, 298, 325)), "<module>",
+               "raise e" if r.random() < 0.5 else "from . import libpaddle")])
+    em.err(f"ImportError: {lib}: cannot open shared object file: No such file or directory")
+    return f"{lib.split('.')[0]}_{v}"
+
+
+def e_shm_exhausted(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    dl = f"{c.pkg}/io/dataloader/dataloader_iter.py" if c.major >= 2 else f"{c.site}/paddle/fluid/reader.py"
+    v = wpick(r, [(3, "bus_error_queue"), (1.5, "workers_exit"), (1, "bus_core_dumped"),
+                  (1 if c.gen in ("1x", "20") else 0.3, "reader_thread_1x"), (0.6, "shm_errno28")])
+    if v in ("bus_error_queue", "workers_exit"):
+        em.err("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared "
+               "memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
+        if r.random() < 0.5:
+            em.err("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient "
+                   "shared memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
+    if v == "bus_error_queue":
+        py_tb(c, frames_user(c)[:-1] + [(frames_user(c)[-1][0], frames_user(c)[-1][1] - 12, frames_user(c)[-1][2],
+                                         "for idx, batch in enumerate(train_dataloader):"),
+                                        (dl, pick(r, (825, 830)), "__next__", "self._reader.read_next_list()[0]"
+                                         if r.random() < 0.5 else "data = self._reader.read_next_var_list()")])
+        em.block(["SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
+                  "  [Hint: Expected killed_ != true, but received killed_:1 == true:1.] (at "
+                  "/paddle/paddle/fluid/operators/reader/blocking_queue.h:166)", ""])
+    elif v == "workers_exit":
+        py_tb(c, frames_user(c) + [(dl, pick(r, (825, 830)), "__next__", "self._reader.read_next_list()[0]"),
+                                   (dl, 780, "_thread_loop", "raise e")])
+        pids = ", ".join(str(em.pid + 30 + k) for k in range(r.randrange(1, 1 + max(1, c.num_workers))))
+        em.err(f"RuntimeError: DataLoader {len(pids.split(','))} workers exit unexpectedly, pids: {pids}")
+    elif v == "bus_core_dumped":
+        em.err("Bus error (core dumped)")
+    elif v == "reader_thread_1x":
+        em.err("Exception in thread Thread-1:")
+        py_tb(c, [("/usr/lib/python3.7/threading.py", 926, "_bootstrap_inner", "self.run()"),
+                  ("/usr/lib/python3.7/threading.py", 870, "run", "self._target(*self._args, **self._kwargs)"),
+                  (f"{c.site}/paddle/fluid/reader.py", 1106, "__thread_main__", "six.reraise(*sys.exc_info())"),
+                  (f"{c.site}/paddle/fluid/multiprocess_utils.py", 105, "_func_register", "return func()")])
+        em.err("OSError: [Errno 12] Cannot allocate memory")
+        py_tb(c, frames_user(c))
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "SystemError: ")
+        cpp_tb_1x(c, cpp_frames(c, "reader"), ["Error: DataLoader reader thread raised an exception! at "
+                                              "(/paddle/paddle/fluid/operators/reader/read_op.cc:120)", ""])
+    else:
+        py_tb(c, [(f"{c.site}/paddle/io/dataloader/worker.py", pick(r, (380, 397)), "_worker_loop",
+                   "tensor_list = [core._array_to_share_memory_tensor(b) for b in flat_batch]"
+                   if r.random() < 0.5 else "batch = fetcher.fetch(indices)")])
+        em.err(f"OSError: [Errno 28] No space left on device: '/dev/shm/paddle_{r.randrange(16**8):08x}'")
+        em.err("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared "
+               "memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
+    if r.random() < 0.4 and v != "bus_core_dumped":
+        em.err("Bus error (core dumped)")
+    return f"{c.gen}_{v}"

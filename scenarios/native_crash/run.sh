@@ -1,0 +1,5 @@
+#!/bin/bash
+# container entrypoint
+echo "starting job $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+python train.py "$@"
+echo "job finished with status $?"

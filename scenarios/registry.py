@@ -1,0 +1,330 @@
+"""Scenario registry for scenarios/capture.py.
+
+Each Scenario is one captured run: which venv (Paddle version), which user-style scripts are
+copied into /workspace (and under which name), the command a user would type, optional
+setup steps (e.g. export a model with another Paddle version first; their output is not part
+of the captured log) and optional fault injection inside a private mount namespace.
+
+`category` is the taxonomy id (shared/taxonomy.md) of what the captured log genuinely shows;
+it was checked by reading the captured logs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BASE = "paddlepaddle/paddle"
+
+# venv name -> how to build it (pip steps, run in order) and what image a container would use
+VENVS: dict[str, dict] = {
+    "paddle-3.3.1-cpu": {"paddle_version": "3.3.1", "image": f"{BASE}:3.3.1-cpu",
+                         "steps": [["paddlepaddle==3.3.1"]]},
+    "paddle-3.0.0-cpu": {"paddle_version": "3.0.0", "image": f"{BASE}:3.0.0-cpu",
+                         "steps": [["paddlepaddle==3.0.0"]]},
+    "paddle-2.6.2-cpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-cpu",
+                         "steps": [["paddlepaddle==2.6.2"]]},
+    "paddle-2.6.2-gpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6",
+                         "steps": [["paddlepaddle-gpu==2.6.2"]]},
+    # opencv-python (GUI build: needs libGL.so.1 and libgthread-2.0.so.0 from the OS)
+    "paddle-3.3.1-opencv": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1",
+                            "steps": [["paddlepaddle==3.3.1", "opencv-python"]]},
+    "paddle-2.6.2-opencv": {"paddle_version": "2.6.2", "image": "ml-team/paddleocr-train:2.6.2",
+                            "steps": [["paddlepaddle==2.6.2", "opencv-python"]]},
+    # an old opencv-python built against numpy 1.x next to numpy 2.x
+    "paddle-3.3.1-oldcv-np2": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1-r2",
+                               "steps": [["paddlepaddle==3.3.1", "numpy>=2"],
+                                         ["--no-deps", "opencv-python==4.8.1.78"]]},
+    # protobuf older than what paddle's generated *_pb2 modules need
+    "paddle-3.3.1-oldpb": {"paddle_version": "3.3.1", "image": "ml-team/paddle-train:3.3.1-r5",
+                           "steps": [["paddlepaddle==3.3.1"], ["--no-deps", "protobuf==3.19.6"]]},
+    "paddle-2.6.2-oldpb": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-r5",
+                           "steps": [["paddlepaddle==2.6.2"], ["--no-deps", "protobuf==3.19.6"]]},
+    # old visualdl (generated pb2 files from an old protoc) with a current protobuf
+    "paddle-2.6.2-oldvdl": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-vdl",
+                            "steps": [["paddlepaddle==2.6.2"],
+                                      ["--no-deps", "visualdl==2.2.3", "bce-python-sdk", "pycryptodome",
+                                       "future", "six", "Flask", "flask-babel", "matplotlib", "pandas",
+                                       "rarfile", "psutil", "requests", "Werkzeug", "Jinja2",
+                                       "itsdangerous", "click", "blinker", "MarkupSafe", "Babel", "pytz",
+                                       "python-dateutil", "tzdata", "certifi", "charset-normalizer",
+                                       "idna", "urllib3", "contourpy", "cycler", "fonttools",
+                                       "kiwisolver", "pyparsing", "packaging"]]},
+    # `pip install --no-deps paddlepaddle` (+ only numpy/protobuf): Paddle's own deps missing
+    "paddle-3.3.1-nodeps": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
+                            "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
+}
+
+
+@dataclass
+class Scenario:
+    category: str                 # taxonomy id of what the log shows
+    name: str                     # scenario (folder under files/)
+    variant: str                  # log file stem
+    venv: str                     # key of VENVS
+    files: dict                   # scenarios/-relative source -> /workspace-relative destination
+    note: str
+    cmd: str = "python train.py"  # what the user types, run from /workspace
+    setup: list = field(default_factory=list)   # [(venv, shell command run in /workspace)]
+    ns: dict | None = None        # {"shm": "64m"}, {"tmpfs": {path: size}}, {"hide": [lib, ...]}
+    prlimit_as: int | None = None  # RLIMIT_AS in bytes (container memory cap stand-in)
+    timeout_cmd: int | None = None  # wrap the command in `timeout N` (the user's own time limit)
+    timeout: int = 300            # hard guard for the harness
+    env: dict = field(default_factory=dict)
+    image: str | None = None
+
+
+V331, V300, V262, G262 = "paddle-3.3.1-cpu", "paddle-3.0.0-cpu", "paddle-2.6.2-cpu", "paddle-2.6.2-gpu"
+CPU_VERSIONS = [("paddle331", V331), ("paddle300", V300), ("paddle262", V262)]
+EXPORT = "python export_model.py inference/model"
+SCENARIOS: list[Scenario] = []
+
+
+def add(category, name, variant, venv, files, note, **kw):
+    if isinstance(files, str):
+        files = {files: "train.py"}
+    SCENARIOS.append(Scenario(category, name, variant, venv, dict(files), note, **kw))
+
+
+# ----------------------------------------------------------------------------- host_oom
+for tag, venv in CPU_VERSIONS:
+    add("host_oom", "feature_bank_alloc", tag, venv, "host_oom/feature_cache.py",
+        "paddle.zeros of a 8 TB feature bank -> MemoryError (ResourceExhausted) Fail to alloc memory")
+add("host_oom", "numpy_preprocess_alloc", "paddle331", V331, "host_oom/preprocess_numpy.py",
+    "numpy stacking all images -> _ArrayMemoryError Unable to allocate 732 GiB")
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("host_oom", "memory_cap_training", tag, venv, "host_oom/grow_cache.py",
+        "activations kept alive under a 2.5 GB address-space cap (prlimit --as) -> ResourceExhausted in linear",
+        prlimit_as=2_500_000_000)
+add("host_oom", "memory_cap_dataloader_worker", "paddle331", V331, "host_oom/worker_cache.py",
+    "DataLoader workers caching samples under a 2.5 GB address-space cap; worker MemoryError re-raised, "
+    "then loader hangs until the job's `timeout 90` (SIGTERM FatalError)",
+    prlimit_as=2_500_000_000, timeout_cmd=90)
+
+# ----------------------------------------------------------------------------- gpu_not_visible
+for tag, venv in [("paddle331", V331), ("paddle262", V262), ("paddle300", V300)]:
+    add("gpu_not_visible", "gpu_request_cpu_build", f"set_device_gpu_{tag}", venv,
+        "gpu_not_visible/set_device_gpu.py", "CPU wheel: paddle.set_device('gpu') -> not compiled with CUDA")
+add("gpu_not_visible", "gpu_request_cpu_build", "cuda_place_paddle331", V331, "gpu_not_visible/cuda_place.py",
+    "CPU wheel: paddle.CUDAPlace(0)")
+add("gpu_not_visible", "gpu_request_cpu_build", "tensor_cuda_paddle331", V331, "gpu_not_visible/tensor_cuda.py",
+    "CPU wheel: tensor.cuda()")
+add("gpu_not_visible", "gpu_request_cpu_build", "tensor_cuda_paddle262", V262, "gpu_not_visible/tensor_cuda.py",
+    "CPU wheel: tensor.cuda()")
+add("gpu_not_visible", "gpu_request_cpu_build", "launch_gpus_paddle331", V331,
+    {"gpu_not_visible/dp_train.py": "train.py"},
+    "CPU wheel: python -m paddle.distributed.launch --gpus 0,1 train.py",
+    cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
+add("gpu_not_visible", "gpu_request_cpu_build", "launch_gpus_paddle262", V262,
+    {"gpu_not_visible/dp_train.py": "train.py"},
+    "CPU wheel: python -m paddle.distributed.launch --gpus 0,1 train.py",
+    cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
+add("gpu_not_visible", "gpu_build_no_driver", "run_check", G262, {"gpu_not_visible/run_check.py": "check_env.py"},
+    "GPU wheel, host without GPU/driver: paddle.utils.run_check() -> 'no GPU detected', falls back to CPU, exit 0",
+    cmd="python check_env.py")
+add("gpu_not_visible", "gpu_build_no_driver", "set_device_gpu0", G262, "gpu_not_visible/set_device_gpu0.py",
+    "GPU wheel, no GPU/driver: set_device('gpu:0') -> E place.cc 'Cannot use GPU because there is no GPU detected'")
+add("gpu_not_visible", "gpu_build_no_driver", "conv_cuda_place", G262, "gpu_not_visible/conv_cuda_place.py",
+    "GPU wheel, no GPU/driver: conv on CUDAPlace(0)")
+add("gpu_not_visible", "gpu_build_no_driver", "device_properties", G262, "gpu_not_visible/device_properties.py",
+    "GPU wheel, no GPU/driver: get_device_properties(0) -> OutOfRange device id 0 out of range [0, 0)")
+add("gpu_not_visible", "gpu_build_no_driver", "launch_gpus", G262, {"gpu_not_visible/dp_train.py": "train.py"},
+    "GPU wheel, no GPU/driver: python -m paddle.distributed.launch --gpus 0,1 train.py",
+    cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
+add("gpu_not_visible", "gpu_build_no_driver", "glog_verbose_device_count", G262,
+    "gpu_not_visible/device_count_check.py",
+    "GPU wheel, no GPU/driver, GLOG_vmodule=cuda_info=3: 'GPU Driver Version can't be detected. No GPU driver!'",
+    env={"GLOG_vmodule": "cuda_info=3,place=3"})
+
+# ----------------------------------------------------------------------------- api_incompatible
+for variant, script in [("import_fluid", "fluid_import.py"), ("fluid_dygraph_guard", "fluid_dygraph_guard.py"),
+                        ("adam_parameter_list", "adam_parameter_list.py"),
+                        ("static_nn_fc_act", "static_nn_fc_act.py"),
+                        ("compiled_program_with_data_parallel", "compiled_program_dp.py"),
+                        ("fluid_to_variable", "fluid_to_variable.py")]:
+    add("api_incompatible", "legacy_code_on_paddle3", variant, V331, f"api_incompatible/{script}",
+        f"Paddle 1.x/2.x code on 3.3.1: {variant}")
+add("api_incompatible", "legacy_code_on_paddle3", "import_fluid_paddle300", V300, "api_incompatible/fluid_import.py",
+    "Paddle 1.x/2.x code on 3.0.0: import paddle.fluid")
+add("api_incompatible", "legacy_code_on_paddle26", "import_fluid", V262, "api_incompatible/fluid_import.py",
+    "Paddle 1.x code on 2.6.2: import paddle.fluid (removed in 2.6)")
+add("api_incompatible", "paddle3_code_on_paddle26", "new_api", V262, "api_incompatible/paddle3_api.py",
+    "Paddle 3.x-only API used on 2.6.2")
+
+# ----------------------------------------------------------------------------- file_not_found
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("file_not_found", "missing_model_dir", f"jit_load_{tag}", venv, {"file_not_found/jit_load.py": "infer.py"},
+        "paddle.jit.load on an unmounted model dir", cmd="python infer.py --model_dir /models/ocr_rec/inference")
+    add("file_not_found", "missing_model_dir", f"inference_config_{tag}", venv,
+        {"file_not_found/inference_config.py": "infer.py"},
+        "paddle.inference.Config/create_predictor on an unmounted model dir",
+        cmd="python infer.py --model_dir /models/det/inference")
+    add("file_not_found", "missing_checkpoint", tag, venv, "file_not_found/load_checkpoint.py",
+        "paddle.load of a checkpoint on an unmounted volume", cmd="python train.py --resume /data/output/epoch_20.pdparams")
+add("file_not_found", "missing_dataset_dir", "dataset_folder", V331, "file_not_found/dataset_folder.py",
+    "paddle.vision.datasets.DatasetFolder on a missing dataset dir", cmd="python train.py --data /data/imagenet/train")
+add("file_not_found", "missing_dataset_dir", "image_folder", V331, "file_not_found/image_folder.py",
+    "paddle.vision.datasets.ImageFolder on a missing folder", cmd="python predict.py --images /data/test_images")
+add("file_not_found", "missing_label_file", "paddle331", V331, "file_not_found/label_file.py",
+    "user code opens a label list that is not mounted", cmd="python train.py --label_list /data/labels/train_list.txt")
+
+# ----------------------------------------------------------------------------- shm_exhausted
+for tag, venv in CPU_VERSIONS:
+    add("shm_exhausted", "dataloader_small_shm", f"{tag}_shm64m", venv, "shm_exhausted/train_loader.py",
+        "DataLoader num_workers=4, batch 32x3x512x512, /dev/shm = 64 MB (docker default)", ns={"shm": "64m"})
+add("shm_exhausted", "dataloader_small_shm", "paddle331_shm8m_bs8", V331, "shm_exhausted/train_loader.py",
+    "DataLoader num_workers=4, batch 8x3x512x512, /dev/shm = 8 MB", ns={"shm": "8m"},
+    env={"BATCH_SIZE": "8"})
+add("shm_exhausted", "dataloader_small_shm", "paddle331_shm64m_2workers", V331, "shm_exhausted/train_loader.py",
+    "DataLoader num_workers=2, batch 16x3x640x640, /dev/shm = 64 MB", ns={"shm": "64m"},
+    env={"BATCH_SIZE": "16", "NUM_WORKERS": "2", "IMG_SIZE": "640"})
+
+# ----------------------------------------------------------------------------- model_version_incompatible
+MV = "model_version_incompatible"
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add(MV, "pretrained_shape_mismatch", tag, venv,
+        {"model_version_incompatible/load_pretrained.py": "train.py", "common/save_checkpoint.py": "save_checkpoint.py"},
+        "set_state_dict with a checkpoint of another model config (hidden 256 vs 120): 'Skip loading' warnings, "
+        "then the job goes on with random weights",
+        setup=[(venv, "python save_checkpoint.py pretrained/model.pdparams 256")])
+PRED = {"model_version_incompatible/infer_predictor.py": "infer.py", "common/export_model.py": "export_model.py"}
+JIT = {"model_version_incompatible/infer_jit.py": "eval.py", "common/export_model.py": "export_model.py"}
+add(MV, "params_from_other_network", "predictor_paddle331", V331, PRED,
+    "Paddle Inference: model.json with .pdiparams exported from a network of another width",
+    cmd="python infer.py --model_file inference/model.json",
+    setup=[(V331, EXPORT), (V331, "python export_model.py other/model 64 && cp other/model.pdiparams inference/")])
+add(MV, "params_from_other_network", "jit_load_paddle262", V262, JIT,
+    "paddle.jit.load: .pdmodel with .pdiparams exported from a network of another width",
+    cmd="python eval.py",
+    setup=[(V262, EXPORT), (V262, "python export_model.py other/model 64 && cp other/model.pdiparams inference/")])
+for tag, venv, mfile in [("paddle331", V331, "model.json"), ("paddle262", V262, "model.pdmodel")]:
+    add(MV, "truncated_params", f"predictor_{tag}", venv, PRED,
+        "Paddle Inference with a .pdiparams cut at 20 KB (interrupted copy)",
+        cmd=f"python infer.py --model_file inference/{mfile}",
+        setup=[(venv, EXPORT), (venv, "head -c 20000 inference/model.pdiparams > p && mv p inference/model.pdiparams")])
+    add(MV, "truncated_params", f"jit_load_{tag}", venv, JIT,
+        "paddle.jit.load with a .pdiparams cut at 20 KB", cmd="python eval.py",
+        setup=[(venv, EXPORT), (venv, "head -c 20000 inference/model.pdiparams > p && mv p inference/model.pdiparams")])
+    add(MV, "empty_params", f"predictor_{tag}", venv, PRED,
+        "Paddle Inference with an empty (0 byte) .pdiparams",
+        cmd=f"python infer.py --model_file inference/{mfile}",
+        setup=[(venv, EXPORT), (venv, ": > inference/model.pdiparams")])
+add(MV, "pir_model_on_paddle26", "predictor", V262, PRED,
+    "model.json (PIR) exported by 3.3.1 given to Paddle Inference 2.6.2",
+    cmd="python infer.py --model_file inference/model.json", setup=[(V331, EXPORT)])
+add(MV, "pir_model_on_paddle26", "jit_load", V262, JIT,
+    "model.json (PIR) exported by 3.3.1, paddle.jit.load in 2.6.2", cmd="python eval.py", setup=[(V331, EXPORT)])
+add(MV, "pdmodel_from_paddle26_on_paddle3", "predictor_paddle331", V331, PRED,
+    "model.pdmodel exported by 2.6.2 given to Paddle Inference 3.3.1",
+    cmd="python infer.py --model_file inference/model.pdmodel", setup=[(V262, EXPORT)])
+add(MV, "pdmodel_from_paddle26_on_paddle3", "jit_load_paddle331", V331, JIT,
+    "model.pdmodel exported by 2.6.2, paddle.jit.load in 3.3.1", cmd="python eval.py", setup=[(V262, EXPORT)])
+add(MV, "model_from_newer_paddle3", "predictor_paddle300", V300, PRED,
+    "model.json exported by 3.3.1 given to Paddle Inference 3.0.0",
+    cmd="python infer.py --model_file inference/model.json", setup=[(V331, EXPORT)])
+
+# ----------------------------------------------------------------------------- native_crash
+for tag, venv in CPU_VERSIONS:
+    add("native_crash", "segfault_native_helper", tag, venv, "native_crash/ctypes_segv.py",
+        "NULL dereference in native code (ctypes) inside a Paddle process -> Paddle FatalError SIGSEGV handler")
+add("native_crash", "segfault_native_helper", "paddle331_bash_entrypoint", V331,
+    {"native_crash/ctypes_segv.py": "train.py", "native_crash/run.sh": "run.sh"},
+    "same segfault, started by a bash entrypoint (bash reports the signal)", cmd="bash run.sh")
+add("native_crash", "abort_in_native_lib", "paddle331", V331, "native_crash/abort.py",
+    "SIGABRT (os.abort) inside a Paddle process -> FatalError `Process abort signal`")
+add("native_crash", "abort_in_native_lib", "paddle262_bash_entrypoint", V262,
+    {"native_crash/abort.py": "train.py", "native_crash/run.sh": "run.sh"},
+    "SIGABRT inside a Paddle 2.6 process started by a bash entrypoint", cmd="bash run.sh")
+
+# ----------------------------------------------------------------------------- disk_full
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("disk_full", "checkpoint_volume_full", tag, venv, "disk_full/save_checkpoint.py",
+        "paddle.save of epoch checkpoints into a 6 MB volume", ns={"tmpfs": {"/workspace/output": "6m"}})
+    add("disk_full", "model_save_volume_full", tag, venv, "disk_full/model_save.py",
+        "paddle.Model.fit then Model.save into a 1 MB volume", ns={"tmpfs": {"/workspace/output": "1m"}})
+add("disk_full", "predictions_volume_full", "paddle331", V331, "disk_full/write_log.py",
+    "writing predictions text into a 1 MB volume", ns={"tmpfs": {"/workspace/output": "1m"}})
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("disk_full", "jit_save_volume_full", tag, venv, "disk_full/jit_save.py",
+        "paddle.jit.save of a 4 MB model into a 1 MB volume", ns={"tmpfs": {"/workspace/output": "1m"}})
+
+# ----------------------------------------------------------------------------- system_lib_missing
+HIDE_GL = {"hide": ["libGL.so.1"]}
+HIDE_GTHREAD = {"hide": ["libgthread-2.0.so.0"]}
+add("system_lib_missing", "opencv_without_libgl", "paddle331", "paddle-3.3.1-opencv",
+    "system_lib_missing/ocr_preprocess.py", "opencv-python (non-headless) in an image without libGL.so.1", ns=HIDE_GL)
+add("system_lib_missing", "opencv_without_libgl", "paddle262_ppocr", "paddle-2.6.2-opencv",
+    {"system_lib_missing/ppocr_like.py": "tools/train.py", "system_lib_missing/ppocr_data.py": "tools/ppocr_data.py"},
+    "PaddleOCR-like train entry, cv2 import without libGL.so.1",
+    cmd="python tools/train.py -c configs/rec/PP-OCRv4/en_PP-OCRv4_rec.yml", ns=HIDE_GL)
+add("system_lib_missing", "opencv_without_libgthread", "paddle331", "paddle-3.3.1-opencv",
+    "system_lib_missing/ocr_preprocess.py", "opencv-python without libgthread-2.0.so.0 (libglib2.0-0 missing)",
+    ns=HIDE_GTHREAD)
+for tag, venv in [("paddle331", V331), ("paddle262", V262), ("paddle300", V300)]:
+    add("system_lib_missing", "paddle_without_libgomp", tag, venv, "system_lib_missing/paddle_import.py",
+        "import paddle in an image without libgomp.so.1", ns={"hide": ["libgomp.so.1"]})
+
+# ----------------------------------------------------------------------------- python_dependency_conflict
+PD = "python_dependency_conflict"
+add(PD, "opencv_numpy2_abi", "paddle331", "paddle-3.3.1-oldcv-np2", "python_dependency_conflict/ocr_preprocess.py",
+    "opencv-python 4.8.1.78 (built for numpy 1.x) with numpy 2.x")
+add(PD, "protobuf_too_old", "paddle331", "paddle-3.3.1-oldpb", "python_dependency_conflict/paddle_train.py",
+    "protobuf 3.19.6 pinned by another requirement")
+add(PD, "protobuf_too_old", "paddle262", "paddle-2.6.2-oldpb", "python_dependency_conflict/paddle_train.py",
+    "protobuf 3.19.6 pinned by another requirement")
+add(PD, "visualdl_old_protobuf", "paddle262", "paddle-2.6.2-oldvdl", "python_dependency_conflict/vdl_train.py",
+    "visualdl 2.2.3 (old generated _pb2) with a current protobuf")
+add(PD, "pycocotools_missing", "paddle331", V331,
+    {"python_dependency_conflict/ppdet_eval.py": "tools/eval.py",
+     "python_dependency_conflict/coco_metric.py": "tools/coco_metric.py"},
+    "PaddleDetection-like eval without pycocotools installed",
+    cmd="python tools/eval.py -c configs/ppyoloe/ppyoloe_plus_crn_s_80e_coco.yml")
+add(PD, "paddle_installed_no_deps", "paddle331", "paddle-3.3.1-nodeps", "python_dependency_conflict/paddle_train.py",
+    "pip install --no-deps paddlepaddle (only numpy+protobuf added): a Paddle dependency is missing")
+
+# ----------------------------------------------------------------------------- distributed_comm_failure
+DC = "distributed_comm_failure"
+DP = {"distributed_comm_failure/dp_train.py": "train.py"}
+add(DC, "launch_peer_never_joins", "paddle331", V331, DP,
+    "launch --nnodes 2 --master 127.0.0.1:49178 as node 0; node 1 never joins; job killed by `timeout 90`",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
+    timeout_cmd=90)
+add(DC, "launch_master_unreachable", "paddle331", V331, DP,
+    "launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 (closed port); job killed by `timeout 90`",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 --nproc_per_node 1 train.py",
+    timeout_cmd=90)
+TRAINER_ENV = {"PADDLE_TRAINERS_NUM": "2", "PADDLE_TRAINER_ENDPOINTS": "127.0.0.1:49180,127.0.0.1:49181",
+               "PADDLE_MASTER": "127.0.0.1:49180", "PADDLE_GLOBAL_SIZE": "2", "PADDLE_LOCAL_SIZE": "1",
+               "PADDLE_DISTRI_BACKEND": "gloo"}
+add(DC, "init_parallel_env_bad_endpoints", "rank0_paddle331", V331, DP,
+    "init_parallel_env as trainer 0 of 2; trainer 1 endpoint never comes up; `timeout 90`",
+    env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "0", "PADDLE_RANK_IN_NODE": "0",
+         "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49180"}, timeout_cmd=90)
+add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle331", V331, DP,
+    "init_parallel_env as trainer 1 of 2; master endpoint 127.0.0.1:49180 closed; `timeout 90`",
+    env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0",
+         "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}, timeout_cmd=90)
+
+# ----------------------------------------------------------------------------- no_failure
+for tag, venv in CPU_VERSIONS:
+    add("no_failure", "lenet_training", tag, venv, "no_failure/lenet_logging.py",
+        "LeNet on random data, 2 epochs, ppcls-style logging, checkpoints saved")
+add("no_failure", "model_fit", "paddle331", V331, "no_failure/model_fit.py", "paddle.Model.fit progress bar, 2 epochs")
+add("no_failure", "model_fit", "paddle262", V262, "no_failure/model_fit.py", "paddle.Model.fit progress bar, 2 epochs")
+add("no_failure", "inference_predictor", "paddle331", V331,
+    {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "create_predictor on an exported model, 5 batches", cmd="python infer.py", setup=[(V331, EXPORT)])
+add("no_failure", "inference_predictor", "paddle262", V262,
+    {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "create_predictor on an exported model, 5 batches", cmd="python infer.py", setup=[(V262, EXPORT)])
+add("no_failure", "launch_cpu_2proc", "paddle331", V331, {"no_failure/dp_train.py": "train.py"},
+    "python -m paddle.distributed.launch --nproc_per_node 2 on CPU (gloo)",
+    cmd="python -m paddle.distributed.launch --nproc_per_node 2 train.py", timeout_cmd=120)
+add("no_failure", "harmless_warnings", "paddle331", V331, "no_failure/warnings_run.py",
+    "numpy RuntimeWarnings and DeprecationWarnings, training finishes")
+add("no_failure", "inference_enable_use_gpu_cpu_build", "paddle331", V331,
+    {"no_failure/enable_use_gpu.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "CPU wheel, Paddle Inference config.enable_use_gpu(500, 0): silently runs on CPU, finishes",
+    cmd="python infer.py", setup=[(V331, EXPORT)])
+add("no_failure", "inference_enable_use_gpu_cpu_build", "paddle262", V262,
+    {"no_failure/enable_use_gpu.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "CPU wheel, Paddle Inference config.enable_use_gpu(500, 0): silently runs on CPU, finishes",
+    cmd="python infer.py", setup=[(V262, EXPORT)])

@@ -1,0 +1,497 @@
+"""pipeline.sources: discovery of the storage layout and reading of the three log formats."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+
+import pytest
+
+from pipeline.sources import (
+    Chunk,
+    LogFile,
+    discover,
+    fingerprint,
+    head_fingerprint,
+    head_size,
+    image_tag,
+    logfile_for_path,
+    read_chunks,
+    read_inventory,
+    sniff_format,
+)
+
+CID = "3f" * 32
+TS = "2026-11-29T20:06:47.123456789Z"
+PADDLE_IMAGE = "paddlepaddle/paddle:2.6.0-gpu-cuda11.2-cudnn8"
+
+
+# ------------------------------------------------------------------------------------------------
+# fixture helpers
+
+
+def dj(log: str, stream: str = "stdout", time: str = TS) -> bytes:
+    """One docker json-file line, written the way dockerd writes it (no spaces)."""
+    return (json.dumps({"log": log, "stream": stream, "time": time}, separators=(",", ":")) + "\n").encode()
+
+
+def cri(text: str, stream: str = "stdout", tag: str = "F", time: str = TS) -> bytes:
+    return f"{time} {stream} {tag} {text}\n".encode()
+
+
+def write(path, data: bytes | str, gz: bool = False) -> str:
+    path = str(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    if gz:
+        with gzip.open(path, "wb") as fh:
+            fh.write(data)
+    else:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    return path
+
+
+def read_all(logfile: LogFile, **kw) -> Chunk:
+    """All chunks of a file merged into one (problems included)."""
+    out = Chunk([], [], [], [], [], [], [])
+    for chunk in read_chunks(logfile, **kw):
+        assert len(chunk.lines) == len(chunk.line_nos) == len(chunk.ts) == len(chunk.streams) \
+            == len(chunk.end_offsets) == len(chunk.end_lines)
+        out.lines += chunk.lines
+        out.line_nos += chunk.line_nos
+        out.ts += chunk.ts
+        out.streams += chunk.streams
+        out.end_offsets += chunk.end_offsets
+        out.end_lines += chunk.end_lines
+        out.problems += chunk.problems
+        out.resume_offset, out.resume_line = chunk.resume_offset, chunk.resume_line
+    return out
+
+
+def reasons(chunk: Chunk) -> list[str]:
+    return [p.reason for p in chunk.problems]
+
+
+@pytest.fixture
+def fleet(tmp_path):
+    """A storage root with one run of each kind, rotation, gzip, metadata and an inventory."""
+    root = tmp_path / "root"
+    d = root / "gpu-node-1" / "docker" / "containers" / CID
+    write(d / f"{CID}-json.log.2.gz", dj("oldest\n"), gz=True)
+    write(d / f"{CID}-json.log.1", dj("older\n"))
+    write(d / f"{CID}-json.log", dj("live 1\n") + dj("live 2\n", "stderr"))
+    write(d / "config.v2.json", json.dumps({
+        "ID": CID, "Name": "/trainer-0", "Created": "2026-11-29T20:00:00.1Z",
+        "Config": {"Image": PADDLE_IMAGE, "Labels": {"team": "vision", "io.kubernetes.pod.namespace": "ml"}},
+        "State": {"Running": False, "ExitCode": 137, "OOMKilled": True,
+                  "StartedAt": "2026-11-29T20:00:01Z", "FinishedAt": "2026-11-29T21:00:00Z"}}))
+    write(d / "hostconfig.json", "{}")                      # unknown files are ignored
+    write(d / "checkpoints" / "x", "")
+    p = root / "gpu-node-1" / "pods" / "train_resnet-worker-0_8c1d-42" / "trainer"
+    write(p / "0.log.20261128-100000.gz", cri("first"), gz=True)
+    write(p / "0.log.20261129-100000", cri("second"))
+    write(p / "0.log", cri("third"))
+    write(p / "1.log", cri("after restart"))
+    f = root / "gpu-node-2" / "files" / "jobs" / "j1" / "log"
+    write(f / "workerlog.0", "rank 0\n")
+    write(f / "train.log.2.gz", "a\n", gz=True)
+    write(f / "train.log.1", "b\n")
+    write(f / "train.log", "c\n")
+    write(f / "train.log.meta.json", json.dumps({
+        "image": "registry.local:5000/paddle/paddle", "exit_code": "1", "oom_killed": False,
+        "started_at": "2026-11-29T01:00:00Z", "finished_at": "2026-11-29T02:00:00Z",
+        "labels": {"job": "j1"}, "name": "resnet50", "unknown_key": 1}))
+    write(f / "notes.txt", "not a log")
+    write(root / "inventory.csv", "host,gpu_model,driver_version\ngpu-node-1,A100-SXM4-80GB,535.104.05\n")
+    return root
+
+
+# ------------------------------------------------------------------------------------------------
+# discovery
+
+
+def test_discover_finds_each_kind_with_metadata_and_rotation_order(fleet):
+    runs, problems = discover(str(fleet))
+    assert problems == []
+    ids = [r.run_id for r in runs]
+    assert ids == sorted(ids)
+    by_id = {r.run_id: r for r in runs}
+    assert set(by_id) == {
+        f"gpu-node-1/docker/containers/{CID}",
+        "gpu-node-1/pods/train_resnet-worker-0_8c1d-42/trainer/0",
+        "gpu-node-1/pods/train_resnet-worker-0_8c1d-42/trainer/1",
+        "gpu-node-2/files/jobs/j1/log/train.log",
+        "gpu-node-2/files/jobs/j1/log/workerlog.0",
+    }
+
+    d = by_id[f"gpu-node-1/docker/containers/{CID}"]
+    assert (d.kind, d.host, d.container_id, d.name) == ("docker", "gpu-node-1", CID, "trainer-0")
+    assert (d.image, d.image_tag) == (PADDLE_IMAGE, "2.6.0-gpu-cuda11.2-cudnn8")
+    assert (d.exit_code, d.oom_killed) == (137, True)
+    assert (d.started_at, d.finished_at) == ("2026-11-29T20:00:01Z", "2026-11-29T21:00:00Z")
+    assert d.labels["team"] == "vision" and d.namespace == "ml"
+    assert [(os.path.basename(f.path), f.rotation, f.compressed, f.fmt) for f in d.files] == [
+        (f"{CID}-json.log.2.gz", 2, True, "docker"),
+        (f"{CID}-json.log.1", 1, False, "docker"),
+        (f"{CID}-json.log", 0, False, "docker"),
+    ]
+
+    c = by_id["gpu-node-1/pods/train_resnet-worker-0_8c1d-42/trainer/0"]
+    assert (c.kind, c.namespace, c.pod, c.pod_uid, c.name, c.restart) == \
+        ("cri", "train", "resnet-worker-0", "8c1d-42", "trainer", 0)
+    assert c.started_at is None and c.exit_code is None
+    assert [(os.path.basename(f.path), f.rotation) for f in c.files] == [
+        ("0.log.20261128-100000.gz", 2), ("0.log.20261129-100000", 1), ("0.log", 0)]
+
+    p = by_id["gpu-node-2/files/jobs/j1/log/train.log"]
+    assert (p.kind, p.image, p.image_tag, p.exit_code, p.oom_killed, p.name) == \
+        ("file", "registry.local:5000/paddle/paddle", "latest", 1, False, "resnet50")
+    assert p.labels == {"job": "j1"} and p.finished_at == "2026-11-29T02:00:00Z"
+    assert [(os.path.basename(f.path), f.rotation, f.compressed, f.fmt) for f in p.files] == [
+        ("train.log.2.gz", 2, True, "plain"), ("train.log.1", 1, False, "plain"), ("train.log", 0, False, "plain")]
+
+    # reading a run's files in order gives its lines oldest first
+    assert [line for f in d.files for line in read_all(f).lines] == ["oldest", "older", "live 1", "live 2"]
+    assert [line for f in c.files for line in read_all(f).lines] == ["first", "second", "third"]
+    assert [line for f in p.files for line in read_all(f).lines] == ["a", "b", "c"]
+
+
+def test_discover_docker_zero_times_and_running_container(tmp_path):
+    d = tmp_path / "h" / "docker" / "containers" / CID
+    write(d / f"{CID}-json.log", dj("x\n"))
+    write(d / "config.v2.json", json.dumps({"Config": {"Image": "ubuntu"}, "State": {
+        "Running": True, "ExitCode": 0, "StartedAt": "2026-11-29T20:00:01Z",
+        "FinishedAt": "0001-01-01T00:00:00Z"}}))
+    (run,), problems = discover(str(tmp_path))
+    assert problems == []
+    assert run.finished_at is None and run.started_at == "2026-11-29T20:00:01Z"
+    assert run.exit_code is None            # still running: no outcome yet
+    assert run.image_tag == "latest"
+
+
+def test_discover_bad_metadata_is_a_problem_but_run_is_kept(tmp_path):
+    d = tmp_path / "h" / "docker" / "containers" / CID
+    write(d / f"{CID}-json.log", dj("x\n"))
+    write(d / "config.v2.json", '{"Config": {"Image": ')
+    write(tmp_path / "h" / "files" / "a.log", "x\n")
+    write(tmp_path / "h" / "files" / "a.log.meta.json", "not json")
+    runs, problems = discover(str(tmp_path))
+    assert [r.run_id for r in runs] == [f"h/docker/containers/{CID}", "h/files/a.log"]
+    assert sorted((os.path.basename(p.path), p.reason) for p in problems) == [
+        ("a.log.meta.json", "bad_metadata"), ("config.v2.json", "bad_metadata")]
+    assert runs[0].image is None and runs[0].container_id == CID
+
+
+def test_discover_prefers_uncompressed_twin_and_handles_gz_live_file(tmp_path):
+    f = tmp_path / "h" / "files"
+    write(f / "x.log.1", "one\n")
+    write(f / "x.log.1.gz", "one\n", gz=True)       # being compressed by logrotate
+    write(f / "y.log.gz", "only gz\n", gz=True)
+    runs, _ = discover(str(tmp_path))
+    by_id = {r.run_id: r for r in runs}
+    assert [(os.path.basename(lf.path), lf.rotation) for lf in by_id["h/files/x.log"].files] == [("x.log.1", 1)]
+    (y,) = by_id["h/files/y.log"].files
+    assert (y.rotation, y.compressed) == (0, True)
+    assert read_all(y).lines == ["only gz"]
+
+
+def test_discover_missing_root_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        discover(str(tmp_path / "nope"))
+
+
+def test_discover_and_read_through_fsspec_url():
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    base = "/logml-test-root"
+    fs.pipe(f"{base}/h/files/train.log", b"hello\nworld\n")
+    fs.pipe(f"{base}/h/docker/containers/{CID}/{CID}-json.log.1.gz", gzip.compress(dj("zipped\n")))
+    try:
+        runs, problems = discover(f"memory://{base}")
+        assert problems == []
+        assert [r.run_id for r in runs] == [f"h/docker/containers/{CID}", "h/files/train.log"]
+        assert runs[1].files[0].path.startswith("memory://")
+        assert read_all(runs[1].files[0]).lines == ["hello", "world"]
+        assert read_all(runs[0].files[0]).lines == ["zipped"]
+        assert read_inventory(f"memory://{base}") is None
+    finally:
+        fs.rm(base, recursive=True)
+
+
+def test_read_inventory(fleet, tmp_path):
+    inv = read_inventory(str(fleet))
+    assert list(inv.columns) == ["host", "gpu_model", "driver_version", "cuda_driver_max", "node_pool"]
+    row = inv.iloc[0]
+    assert (row.host, row.gpu_model, row.driver_version) == ("gpu-node-1", "A100-SXM4-80GB", "535.104.05")
+    assert row.cuda_driver_max is None and row.node_pool is None
+    assert read_inventory(str(tmp_path / "empty")) is None
+
+
+@pytest.mark.parametrize("image,tag", [
+    (PADDLE_IMAGE, "2.6.0-gpu-cuda11.2-cudnn8"),
+    ("paddlepaddle/paddle", "latest"),
+    ("registry.local:5000/paddle/paddle", "latest"),
+    ("registry.local:5000/paddle/paddle:3.0.0b1", "3.0.0b1"),
+    ("paddle@sha256:abcdef", "latest"),
+    (None, None),
+])
+def test_image_tag(image, tag):
+    assert image_tag(image) == tag
+
+
+# ------------------------------------------------------------------------------------------------
+# formats
+
+
+def test_docker_partials_are_joined_per_stream(tmp_path):
+    data = (dj("start\n") + dj("a" * 10 + "-", time="t1") + dj("b" * 10 + "-", time="t2")
+            + dj("end\n", time="t3") + dj("warn\n", "stderr", "t4") + dj("tail\n"))
+    f = LogFile(write(tmp_path / "c-json.log", data), "docker", 0, False)
+    out = read_all(f)
+    assert out.lines == ["start", "a" * 10 + "-" + "b" * 10 + "-end", "warn", "tail"]
+    assert out.line_nos == [1, 2, 5, 6]
+    assert out.ts[1] == "t1" and out.streams == ["stdout", "stdout", "stderr", "stdout"]
+    assert out.end_lines == [1, 4, 5, 6]
+    assert out.end_offsets[-1] == len(data) and out.problems == []
+
+
+def test_docker_partial_interleaved_with_other_stream(tmp_path):
+    data = dj("x\n") + dj("part-") + dj("err\n", "stderr") + dj("end\n") + dj("y\n")
+    f = LogFile(write(tmp_path / "c-json.log", data), "docker", 0, False)
+    out = read_all(f)
+    assert out.lines == ["x", "part-end", "err", "y"]       # first-piece order
+    assert out.line_nos == [1, 2, 3, 5]
+    assert out.streams == ["stdout", "stdout", "stderr", "stdout"]
+
+
+def test_cri_partials_and_unterminated_partial(tmp_path):
+    t1 = "2026-11-29T20:06:47.1Z"
+    data = (cri("hello ", tag="P", time=t1) + cri("big ", tag="P") + cri("world")
+            + cri("an error", "stderr") + cri("never finished", tag="P"))
+    f = LogFile(write(tmp_path / "0.log", data), "cri", 0, False)
+    out = read_all(f)
+    assert out.lines == ["hello big world", "an error", "never finished"]
+    assert out.line_nos == [1, 4, 5] and out.ts[0] == t1 and out.streams[1] == "stderr"
+    assert reasons(out) == ["cri_partial_unterminated"] and out.problems[0].line == 5
+    # a live file still being written: leave the open partial for later
+    live = read_all(f, emit_unterminated=False)
+    assert live.lines == ["hello big world", "an error"]
+    assert (live.resume_offset, live.resume_line) == (len(data) - len(cri("never finished", tag="P")), 4)
+
+
+def test_plain_final_line_without_newline_and_crlf(tmp_path):
+    f = LogFile(write(tmp_path / "t.log", b"one\r\ntwo\nKilled"), "plain", 0, False)
+    out = read_all(f)
+    assert out.lines == ["one", "two", "Killed"]
+    assert out.ts == [None] * 3 and out.streams == [None] * 3
+    assert out.end_offsets == [5, 9, 15] and out.end_lines == [1, 2, 3]
+    assert read_all(f, emit_unterminated=False).lines == ["one", "two"]
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 64])
+def test_tiny_blocks_give_the_same_result(tmp_path, block_size):
+    plain = b"alpha\n\nbeta gamma\n" * 5 + b"end"
+    docker = dj("a-") + dj("b\n") + dj("c\n", "stderr") + b'{"log": broken\n' + dj("d\n")
+    crilog = cri("p1 ", tag="P") + cri("p2") + cri("x", "stderr")
+    for name, fmt, data in [("p.log", "plain", plain), ("d-json.log", "docker", docker), ("0.log", "cri", crilog)]:
+        f = LogFile(write(tmp_path / name, data), fmt, 0, False)
+        ref, small = read_all(f), read_all(f, block_size=block_size, chunk_lines=2)
+        assert (small.lines, small.line_nos, small.end_offsets, small.end_lines, reasons(small)) == \
+            (ref.lines, ref.line_nos, ref.end_offsets, ref.end_lines, reasons(ref))
+
+
+# ------------------------------------------------------------------------------------------------
+# resume
+
+
+def _check_resume(f: LogFile, **kw):
+    full = read_all(f, **kw)
+    assert full.lines
+    for k in range(len(full.lines)):
+        rest = read_all(f, start_offset=full.end_offsets[k], start_line=full.end_lines[k], **kw)
+        assert rest.lines == full.lines[k + 1:], k
+        assert rest.line_nos == full.line_nos[k + 1:], k
+        assert rest.end_offsets == full.end_offsets[k + 1:], k
+    return full
+
+
+def test_resume_from_any_committed_offset_is_exact(tmp_path):
+    plain = "".join(f"line {i} ünïcode\n" for i in range(30)) + "last"
+    _check_resume(LogFile(write(tmp_path / "p.log", plain), "plain", 0, False), chunk_lines=7)
+    _check_resume(LogFile(write(tmp_path / "p.log.gz", plain, gz=True), "plain", 0, True), chunk_lines=4)
+    docker = b"".join(dj(f"{i}\n") if i % 5 else dj(f"{i}-partial-") for i in range(30))
+    full = _check_resume(LogFile(write(tmp_path / "d-json.log", docker), "docker", 0, False), chunk_lines=3)
+    assert "5-partial-6" in full.lines and full.line_nos[full.lines.index("5-partial-6")] == 6
+    crilog = b"".join(cri(f"{i}", tag="P" if i % 4 == 0 else "F") for i in range(30))
+    _check_resume(LogFile(write(tmp_path / "0.log", crilog), "cri", 0, False), chunk_lines=5)
+
+
+def test_resume_inside_a_stream_tangle_loses_nothing(tmp_path):
+    data = dj("a\n") + dj("p1-") + dj("e\n", "stderr") + dj("p2\n") + dj("b\n")
+    f = LogFile(write(tmp_path / "d-json.log", data), "docker", 0, False)
+    full = read_all(f)
+    assert full.lines == ["a", "p1-p2", "e", "b"]
+    k = full.lines.index("p1-p2")   # not the tangle's last line: resuming re-reads the tangle
+    rest = read_all(f, start_offset=full.end_offsets[k], start_line=full.end_lines[k])
+    assert rest.lines == ["p1-p2", "e", "b"] and rest.line_nos == full.line_nos[k:]
+    # chunks are never cut inside the tangle
+    chunks = list(read_chunks(f, chunk_lines=2))
+    assert [c.lines for c in chunks] == [["a", "p1-p2", "e"], ["b"]]
+
+
+def test_offset_beyond_end_is_reported(tmp_path):
+    f = LogFile(write(tmp_path / "p.log", "x\n"), "plain", 0, False)
+    out = read_all(f, start_offset=100, start_line=5)
+    assert out.lines == [] and reasons(out) == ["offset_beyond_end"]
+
+
+# ------------------------------------------------------------------------------------------------
+# bad inputs
+
+
+def test_invalid_utf8_is_replaced_and_reported(tmp_path):
+    f = LogFile(write(tmp_path / "p.log", b"good\nbad \xff\xfe byte\nalso good\n"), "plain", 0, False)
+    out = read_all(f)
+    assert out.lines == ["good", "bad \ufffd\ufffd byte", "also good"]
+    assert [(p.reason, p.line) for p in out.problems] == [("invalid_utf8", 2)]
+    c = LogFile(write(tmp_path / "0.log", cri("ok") + f"{TS} stdout F caf\xe9\n".encode("latin-1")), "cri", 0, False)
+    out = read_all(c)
+    assert out.lines == ["ok", "caf\ufffd"] and reasons(out) == ["invalid_utf8"]
+    d = LogFile(write(tmp_path / "d-json.log", dj("ok\n") + b'{"log":"caf\xe9\\n","stream":"stdout","time":"t"}\n'),
+                "docker", 0, False)
+    out = read_all(d)
+    assert out.lines == ["ok", "caf\ufffd"] and reasons(out) == ["invalid_utf8"]
+
+
+def test_nul_bytes_are_stripped_and_reported(tmp_path):
+    f = LogFile(write(tmp_path / "p.log", b"a\n\x00\x00\x00b\x00\nc\n"), "plain", 0, False)
+    out = read_all(f)
+    assert out.lines == ["a", "b", "c"] and [(p.reason, p.line) for p in out.problems] == [("nul_bytes", 2)]
+    d = LogFile(write(tmp_path / "d-json.log", dj("x\x00y\n") + b"\x00\x00" + dj("z\n")), "docker", 0, False)
+    out = read_all(d)
+    assert out.lines == ["xy", "z"] and reasons(out) == ["nul_bytes", "nul_bytes"]
+
+
+def test_ten_megabyte_line_is_truncated(tmp_path):
+    big = b"x" * (10 << 20)
+    f = LogFile(write(tmp_path / "p.log", b"before\n" + big + b"\nafter\n"), "plain", 0, False)
+    out = read_all(f)
+    assert out.lines[0] == "before" and out.lines[2] == "after"
+    assert len(out.lines[1]) == 1 << 20
+    assert [(p.reason, p.line, p.detail) for p in out.problems] == [("line_too_long", 2, str(10 << 20))]
+    assert out.end_offsets == [7, 7 + len(big) + 1, 7 + len(big) + 7]
+    # resume after the long line
+    rest = read_all(f, start_offset=out.end_offsets[1], start_line=2)
+    assert rest.lines == ["after"] and rest.line_nos == [3]
+
+
+def test_long_joined_partials_are_truncated(tmp_path):
+    data = dj("x" * 40 + "é") + dj("y" * 40) + dj("z" * 40 + "\n") + dj("next\n")
+    f = LogFile(write(tmp_path / "d-json.log", data), "docker", 0, False)
+    out = read_all(f, max_line_bytes=64)
+    assert out.lines[0] == "x" * 40 + "é" + "y" * 22 and len(out.lines[0].encode()) == 64
+    assert out.lines[1] == "next"
+    assert [(p.reason, p.line, p.detail) for p in out.problems] == [("line_too_long", 1, "122")]
+    c = LogFile(write(tmp_path / "0.log", cri("a" * 200) + cri("b")), "cri", 0, False)
+    out = read_all(c, max_line_bytes=50)
+    assert out.lines == ["a" * 50, "b"] and reasons(out) == ["line_too_long"]
+
+
+def test_truncated_gzip_keeps_what_was_decoded(tmp_path):
+    lines = [f"line {i} " + "x" * (i % 17) for i in range(20000)]
+    blob = gzip.compress("\n".join(lines).encode() + b"\n")
+    path = write(tmp_path / "p.log.1.gz", blob[: len(blob) // 2])
+    f = LogFile(path, "plain", 1, True)
+    out = read_all(f)
+    assert "truncated_gzip" in reasons(out)
+    assert len(out.lines) > 1000
+    assert out.lines[:-1] == lines[: len(out.lines) - 1]     # the last one may be cut mid-line
+    h, n = head_fingerprint(f, 1024)                          # does not raise either
+    assert n == 1024 and h == fingerprint(LogFile(write(tmp_path / "whole.log", "\n".join(lines)), "plain", 0, False))
+
+
+def test_malformed_lines_are_skipped_and_reported(tmp_path):
+    d = LogFile(write(tmp_path / "d-json.log", dj("ok 1\n") + b'{"log": "no end\n' + b"[1,2]\n" + dj("ok 2\n")),
+                "docker", 0, False)
+    out = read_all(d)
+    assert out.lines == ["ok 1", "ok 2"] and out.line_nos == [1, 4]
+    assert [(p.reason, p.line) for p in out.problems] == [("malformed_json", 2), ("malformed_json", 3)]
+    assert out.problems[0].detail.startswith('{"log": "no end')
+    c = LogFile(write(tmp_path / "0.log", cri("ok") + b"garbage line\n" + cri("ok 2")), "cri", 0, False)
+    out = read_all(c)
+    assert out.lines == ["ok", "ok 2"] and [(p.reason, p.line) for p in out.problems] == [("malformed_cri", 2)]
+
+
+def test_trailing_malformed_lines_move_the_resume_point(tmp_path):
+    data = dj("ok\n") + b"garbage\n"
+    out = read_all(LogFile(write(tmp_path / "d-json.log", data), "docker", 0, False))
+    assert out.end_offsets[-1] == len(dj("ok\n")) and (out.resume_offset, out.resume_line) == (len(data), 2)
+    # ...but a torn final write (no newline yet) stays unread: the writer may still complete it
+    torn = dj("ok\n") + b'{"log":"half'
+    out = read_all(LogFile(write(tmp_path / "t-json.log", torn), "docker", 0, False))
+    assert reasons(out) == ["malformed_json"] and (out.resume_offset, out.resume_line) == (len(dj("ok\n")), 1)
+
+
+def test_empty_file(tmp_path):
+    for fmt in ("plain", "docker", "cri"):
+        f = LogFile(write(tmp_path / f"{fmt}.log", b""), fmt, 0, False)
+        assert list(read_chunks(f)) == []
+    assert head_fingerprint(LogFile(str(tmp_path / "plain.log"), "plain", 0, False))[1] == 0
+
+
+def test_unreadable_files(tmp_path):
+    os.makedirs(tmp_path / "dir.log")
+    os.symlink(tmp_path / "missing", tmp_path / "dangling.log")
+    for name in ("dir.log", "dangling.log", "never-existed.log"):
+        f = LogFile(str(tmp_path / name), "plain", 0, False)
+        out = read_all(f)
+        assert out.lines == [] and reasons(out) == ["unreadable"], name
+        assert head_fingerprint(f) == (fingerprint(f, 0), 0)
+    # a dangling symlink in the layout is still discovered, and then reported when read
+    os.symlink(tmp_path / "missing", write(tmp_path / "root" / "h" / "files" / "ok.log", "x\n") + ".1")
+    runs, _ = discover(str(tmp_path / "root"))
+    assert [os.path.basename(f.path) for f in runs[0].files] == ["ok.log.1", "ok.log"]
+
+
+def test_binary_file_is_reported_but_ansi_logs_are_not(tmp_path):
+    binary = bytes(range(256)) * 64
+    out = read_all(LogFile(write(tmp_path / "core.log", binary), "plain", 0, False))
+    assert out.lines == [] and reasons(out) == ["binary"]
+    ansi = (b"\x1b[32mINFO\x1b[0m step 1 loss 0.5\n" * 50) + b"one bad \xff byte\n" + b"\tindented\n"
+    out = read_all(LogFile(write(tmp_path / "color.log", ansi), "plain", 0, False))
+    assert len(out.lines) == 52 and reasons(out) == ["invalid_utf8"]
+
+
+def test_compression_detected_from_content(tmp_path):
+    """A gzip named like a plain file (and a plain file named .gz) are still read correctly."""
+    a = LogFile(write(tmp_path / "a.log", "zipped\n", gz=True), "plain", 0, False)
+    b = LogFile(write(tmp_path / "b.log.gz", "not zipped\n"), "plain", 0, True)
+    assert read_all(a).lines == ["zipped"] and read_all(b).lines == ["not zipped"]
+
+
+# ------------------------------------------------------------------------------------------------
+# fingerprint and sniffing
+
+
+def test_fingerprint_survives_rotation_and_compression(tmp_path):
+    data = b"".join(dj(f"step {i}\n") for i in range(100))
+    live = LogFile(write(tmp_path / "c-json.log", data), "docker", 0, False)
+    rotated = LogFile(write(tmp_path / "c-json.log.1", data), "docker", 1, False)
+    zipped = LogFile(write(tmp_path / "c-json.log.1.gz", data, gz=True), "docker", 1, True)
+    h, n = head_fingerprint(live, 1024)
+    assert n == 1024 == head_size(zipped)
+    assert fingerprint(rotated, n) == fingerprint(zipped, n) == h
+    short = LogFile(write(tmp_path / "s.log", b"abc"), "plain", 0, False)
+    assert head_fingerprint(short) == (fingerprint(short, 3), 3)
+
+
+def test_sniff_format_and_logfile_for_path(tmp_path):
+    assert sniff_format(dj("x\n")) == "docker"
+    assert sniff_format(cri("x")) == "cri"
+    assert sniff_format(b"I1129 20:06:47.123456 12345 op.cc:42] hi\n") == "plain"
+    f = logfile_for_path(write(tmp_path / "whatever.gz", cri("x"), gz=True))
+    assert (f.fmt, f.compressed) == ("cri", True)
+    assert read_all(f).lines == ["x"]
