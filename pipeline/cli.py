@@ -55,6 +55,7 @@ def _run_ingest(source: str, db: str, wait: bool, quiet: bool):
         with store.warehouse_lock(db, wait=wait):
             if console.is_terminal and not quiet:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
                 from pipeline import sources
                 runs, _ = sources.discover(source)
                 total = sum(len(r.files) for r in runs)

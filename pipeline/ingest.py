@@ -12,7 +12,6 @@ Safety model (why the order is what it is):
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -69,32 +68,6 @@ class IngestSummary:
         return asdict(self)
 
 
-def read_head(logfile: sources.LogFile, n: int = HEAD_BYTES) -> bytes:
-    """First n decompressed bytes; b"" when unreadable (the reader reports why)."""
-    try:
-        fs, path = fsspec.core.url_to_fs(logfile.path)
-        with fs.open(path, "rb") as raw:
-            if logfile.compressed:
-                with gzip.GzipFile(fileobj=raw) as gz:
-                    return _read_upto(gz, n)
-            return raw.read(n)
-    except (OSError, EOFError, ValueError):
-        return b""
-
-
-def _read_upto(stream, n: int) -> bytes:
-    out = b""
-    try:
-        while len(out) < n:
-            block = stream.read(n - len(out))
-            if not block:
-                break
-            out += block
-    except (OSError, EOFError):
-        pass  # truncated gzip: what came before the break is the head
-    return out
-
-
 def size_of(logfile: sources.LogFile) -> int | None:
     try:
         fs, path = fsspec.core.url_to_fs(logfile.path)
@@ -107,15 +80,22 @@ def _file_id(run_id: str, head_hash: str) -> str:
     return hashlib.sha1(f"{run_id}\0{head_hash}".encode()).hexdigest()[:16]
 
 
-def _find_manifest_row(con, run_id: str, logfile: sources.LogFile, head: bytes):
+def _load_manifest(con) -> dict[str, list[dict]]:
+    manifest: dict[str, list[dict]] = {}
+    for file_id, run_id, head_hash, head_len, offset, lines_read, status, size in con.execute(
+            "SELECT file_id, run_id, head_hash, head_len, offset_bytes, lines_read, status, size_bytes "
+            "FROM files").fetchall():
+        manifest.setdefault(run_id, []).append({
+            "file_id": file_id, "head_hash": head_hash, "head_len": head_len, "offset": offset,
+            "lines_read": lines_read, "status": status, "size": size})
+    return manifest
+
+
+def _find_manifest_row(rows, head: bytes):
     """The manifest row whose recorded head is a prefix of this file's head, if any."""
-    rows = con.execute(
-        "SELECT file_id, head_hash, head_len, offset_bytes, lines_read, status, size_bytes "
-        "FROM files WHERE run_id = ?", [run_id]).fetchall()
-    for file_id, head_hash, head_len, offset, lines_read, status, size in rows:
-        if head_len <= len(head) and hashlib.sha1(head[:head_len]).hexdigest() == head_hash:
-            return {"file_id": file_id, "offset": offset, "lines_read": lines_read, "status": status,
-                    "size": size}
+    for row in rows:
+        if row["head_len"] <= len(head) and hashlib.sha1(head[:row["head_len"]]).hexdigest() == row["head_hash"]:
+            return row
     return None
 
 
@@ -150,102 +130,122 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _facts(messages: pd.Series) -> dict[str, str]:
-    found: dict[str, str] = {}
+def _facts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per run, the first value of each fact Paddle printed (driver/runtime API, compute capability...)."""
+    found: dict[str, dict[str, str]] = {}
     for name, (needle, pattern) in FACTS.items():
-        for msg in messages[messages.str.contains(needle, regex=False, na=False)].head(50):
+        hits = frame[frame["message"].str.contains(needle, regex=False, na=False)]
+        for run_id, msg in zip(hits["run_id"], hits["message"]):
+            if name in found.get(run_id, {}):
+                continue
             m = pattern.search(msg)
             if m:
-                found[name] = m.group(1)
-                break
-    return found
+                found.setdefault(run_id, {})[name] = m.group(1)
+    rows = [[r, *(v.get(k) for k in FACTS)] for r, v in found.items()]
+    return pd.DataFrame(rows, columns=["run_id", *FACTS], dtype=object)
 
 
-class _FileWriter:
-    """Commits one file's chunks: events + message counts + problems + offset, atomically."""
+FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
+                "lines_read", "events", "status", "first_ingest", "last_ingest", "size_bytes"]
 
-    def __init__(self, con, ingest_id: int, run: sources.Run, logfile: sources.LogFile, file_id: str,
-                 head: bytes, masks: MaskCache, size: int | None):
-        self.con, self.ingest_id, self.run, self.logfile = con, ingest_id, run, logfile
-        self.file_id, self.head, self.masks, self.size = file_id, head, masks, size
-        self.events = 0
-        self.problems = 0
-        self.reasons: dict[str, int] = {}
 
-    def commit(self, events: pd.DataFrame, offset: int, lines_read: int,
-               problems: list[sources.Problem], status: str) -> None:
+class BatchWriter:
+    """Buffers events, file offsets and problems of many files; commits them in ONE transaction.
+
+    A transaction per file would cost more than reading the file for the typical small container
+    log; a batch bounded by line count keeps memory bounded and the work lost on a crash small.
+    """
+
+    def __init__(self, con, ingest_id: int, masks: MaskCache, flush_events: int):
+        self.con, self.ingest_id, self.masks, self.flush_events = con, ingest_id, masks, flush_events
+        self.frames: list[pd.DataFrame] = []
+        self.files: dict[str, dict] = {}
+        self.problems: list[list] = []
+        self.buffered = 0
+
+    def add(self, run_id: str, file_id: str, events: pd.DataFrame, file_state: dict,
+            problems: list[sources.Problem]) -> None:
+        if len(events):
+            self.frames.append(events.assign(run_id=run_id, file_id=file_id))
+            self.buffered += len(events)
+        state = self.files.get(file_id)
+        added = len(events) + (state["events"] if state else 0)
+        self.files[file_id] = {**file_state, "file_id": file_id, "run_id": run_id, "events": added}
+        self.problems.extend([self.ingest_id, run_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems)
+        if self.buffered >= self.flush_events:
+            self.flush()
+
+    def flush(self) -> None:
+        if not (self.frames or self.files or self.problems):
+            return
         con = self.con
         con.execute("BEGIN")
         try:
-            if len(events):
-                self._write_events(events)
-            if problems:
-                con.executemany(
-                    "INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)",
-                    [[self.ingest_id, self.run.run_id, p.path, p.line, p.reason, p.detail[:500]]
-                     for p in problems])
-                for p in problems:
-                    self.reasons[p.reason] = self.reasons.get(p.reason, 0) + 1
-            head = self.head[:HEAD_BYTES]
+            if self.frames:
+                self._write_events(pd.concat(self.frames, ignore_index=True))
+            if self.problems:
+                con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
+            files = pd.DataFrame(list(self.files.values())).assign(
+                first_ingest=self.ingest_id, last_ingest=self.ingest_id)[FILE_COLUMNS]
+            con.register("batch_files", files)
             con.execute("""
-                INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO files SELECT * FROM batch_files
                 ON CONFLICT (file_id) DO UPDATE SET
                     path = excluded.path, rotation = excluded.rotation, head_hash = excluded.head_hash,
                     head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
                     lines_read = excluded.lines_read, events = files.events + excluded.events,
                     status = excluded.status, last_ingest = excluded.last_ingest,
-                    size_bytes = excluded.size_bytes
-            """, [self.file_id, self.run.run_id, self.logfile.path, self.logfile.fmt, self.logfile.rotation,
-                  hashlib.sha1(head).hexdigest(), len(head), offset, lines_read, len(events), status,
-                  self.ingest_id, self.ingest_id,
-                  # the size marks the file as fully read: only the final commit records it
-                  None if status == "partial" else self.size])
+                    size_bytes = excluded.size_bytes""")
+            con.unregister("batch_files")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        self.events += len(events)
-        self.problems += len(problems)
+        self.frames, self.files, self.problems, self.buffered = [], {}, [], 0
 
     def _write_events(self, events: pd.DataFrame) -> None:
         con = self.con
         keys, masked_of = self.masks.lookup(events["message"].tolist())
         frame = events.assign(
-            run_id=self.run.run_id, file_id=self.file_id, message_key=keys, ingest_id=self.ingest_id,
+            message_key=keys, ingest_id=self.ingest_id,
             text=events["text"].where(events["text"] != events["message"], None))
         masked = pd.DataFrame({"message_key": list(masked_of), "masked": list(masked_of.values())})
-        con.register("chunk_events", frame)
-        con.register("chunk_masked", masked)
+        con.register("batch_events", frame)
+        con.register("batch_masked", masked)
         con.execute("""
-            CREATE OR REPLACE TEMP TABLE chunk AS
+            CREATE OR REPLACE TEMP TABLE batch AS
             SELECT run_id, file_id, line_no, n_lines, TRY_CAST(ts AS TIMESTAMP) AS ts, stream, level,
-                   kind, message_key, message, text, ingest_id FROM chunk_events""")
-        con.execute("INSERT INTO events SELECT * FROM chunk")
+                   kind, message_key, message, text, ingest_id FROM batch_events""")
+        con.execute("INSERT INTO events SELECT * FROM batch")
         con.execute("""
             INSERT INTO messages
-            SELECT c.message_key, any_value(m.masked), NULL, count(*), min(c.ts), max(c.ts),
-                   min(c.message), ?
-            FROM chunk c JOIN chunk_masked m USING (message_key) GROUP BY c.message_key
+            SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
+                   min(b.message), ?
+            FROM batch b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
             ON CONFLICT (message_key) DO UPDATE SET
                 count = messages.count + excluded.count,
                 first_seen = least(messages.first_seen, excluded.first_seen),
                 last_seen = greatest(messages.last_seen, excluded.last_seen)
         """, [self.ingest_id])
-        facts = _facts(frame["message"])
-        con.execute(f"""
-            UPDATE runs SET n_events = n_events + s.n,
-                first_ts = least(runs.first_ts, s.first_ts), last_ts = greatest(runs.last_ts, s.last_ts),
-                last_ingest = ?
-                {''.join(f', {k} = coalesce(runs.{k}, ?)' for k in facts)}
-            FROM (SELECT count(*) n, min(ts) first_ts, max(ts) last_ts FROM chunk) s
-            WHERE runs.run_id = ?""", [self.ingest_id, *facts.values(), self.run.run_id])
-        con.unregister("chunk_events")
-        con.unregister("chunk_masked")
+        con.execute("""
+            UPDATE runs SET n_events = n_events + s.n, first_ts = least(runs.first_ts, s.first_ts),
+                            last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
+            FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
+            WHERE runs.run_id = s.run_id""", [self.ingest_id])
+        facts = _facts(frame)
+        if len(facts):
+            con.register("batch_facts", facts)
+            con.execute(f"""
+                UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k}::VARCHAR)' for k in FACTS)}
+                FROM batch_facts f WHERE runs.run_id = f.run_id""")
+            con.unregister("batch_facts")
+        con.unregister("batch_events")
+        con.unregister("batch_masked")
 
 
-def _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary) -> None:
-    head = read_head(logfile, HEAD_BYTES)
-    row = _find_manifest_row(con, run.run_id, logfile, head)
+def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summary) -> None:
+    head = sources.read_head(logfile, HEAD_BYTES)
+    row = _find_manifest_row(manifest.get(run.run_id, ()), head)
     size = size_of(logfile)
     if row and (row["status"] == "complete" or (size is not None and size == row["size"])):
         summary.files_skipped += 1  # fully read before, or unchanged since the last attempt
@@ -254,40 +254,51 @@ def _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary) -> N
         file_id, offset, lines_read = row["file_id"], row["offset"], row["lines_read"]
     else:
         file_id, offset, lines_read = _file_id(run.run_id, hashlib.sha1(head).hexdigest()), 0, 0
-    writer = _FileWriter(con, ingest_id, run, logfile, file_id, head, masks, size)
+    head = head[:HEAD_BYTES]
+    state = {"path": logfile.path, "fmt": logfile.fmt, "rotation": logfile.rotation,
+             "head_hash": hashlib.sha1(head).hexdigest(), "head_len": len(head), "size_bytes": None}
     normalizer = Normalizer()
     pending_problems: list[sources.Problem] = []
     committed_offset, committed_lines = offset, lines_read
-    last_offset, last_lines = offset, lines_read
+    resume_offset, resume_lines = offset, lines_read
+    # A live file of a container that is still running may end in a line being written: leave it.
+    still_running = logfile.rotation == 0 and run.kind == "docker" and run.finished_at is None
     for chunk in sources.read_chunks(logfile, start_offset=offset, start_line=lines_read,
-                                     chunk_lines=chunk_lines):
+                                     chunk_lines=chunk_lines, emit_unterminated=not still_running):
+        resume_offset, resume_lines = chunk.resume_offset, chunk.resume_line
         events, n_pending = normalizer.feed(chunk)
         pending_problems.extend(chunk.problems)
-        if chunk.lines:
-            last_offset, last_lines = chunk.end_offsets[-1], chunk.end_lines[-1]
         done = len(chunk.lines) - n_pending
         if done > 0:
             committed_offset, committed_lines = chunk.end_offsets[done - 1], chunk.end_lines[done - 1]
         # Problems of lines still carried wait for the commit that includes those lines.
         ready = [p for p in pending_problems if p.line is not None and p.line <= committed_lines]
         pending_problems = [p for p in pending_problems if not (p.line is not None and p.line <= committed_lines)]
-        writer.commit(events, committed_offset, committed_lines, ready, "partial")
-        summary.lines += max(0, committed_lines - lines_read)
-        lines_read = committed_lines
+        writer.add(run.run_id, file_id, events,
+                   {**state, "offset_bytes": committed_offset, "lines_read": committed_lines,
+                    "status": "partial"}, ready)
+        summary.events += len(events)
+        _count_problems(summary, ready)
     # End of the file as it is now: flush the open block, record file-level problems.
     tail = normalizer.flush()
-    final_offset = max(committed_offset, last_offset)
-    final_lines = max(committed_lines, last_lines)
-    # Rotated and compressed files never grow again; a truncated one is retried next time.
+    # resume_* of the last chunk also steps past trailing malformed lines, so they are reported once.
+    final_offset, final_lines = max(committed_offset, resume_offset), max(committed_lines, resume_lines)
+    # Rotated and compressed files never grow again; a truncated one is retried when it changes.
     truncated = any(p.reason.startswith("truncated") for p in pending_problems)
     status = "complete" if (logfile.compressed or logfile.rotation > 0) and not truncated else "open"
-    writer.commit(tail, final_offset, final_lines, pending_problems, status)
+    # The size marks the file as fully read, so only this final state records it.
+    writer.add(run.run_id, file_id, tail, {**state, "offset_bytes": final_offset, "lines_read": final_lines,
+                                            "status": status, "size_bytes": size}, pending_problems)
+    summary.events += len(tail)
+    _count_problems(summary, pending_problems)
     summary.lines += max(0, final_lines - lines_read)
     summary.files_read += 1
-    summary.events += writer.events
-    summary.problems += writer.problems
-    for reason, n in writer.reasons.items():
-        summary.problem_reasons[reason] = summary.problem_reasons.get(reason, 0) + n
+
+
+def _count_problems(summary: IngestSummary, problems: list[sources.Problem]) -> None:
+    summary.problems += len(problems)
+    for p in problems:
+        summary.problem_reasons[p.reason] = summary.problem_reasons.get(p.reason, 0) + 1
 
 
 def _load_templates(con) -> list[Template]:
@@ -355,16 +366,16 @@ def ingest(source: str, db: str, params: dict | None = None,
         if problems:
             con.executemany("INSERT INTO problems VALUES (?, NULL, ?, ?, ?, ?)",
                             [[ingest_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems])
-            summary.problems += len(problems)
-            for p in problems:
-                summary.problem_reasons[p.reason] = summary.problem_reasons.get(p.reason, 0) + 1
-        masks = MaskCache()
+            _count_problems(summary, problems)
         chunk_lines = int(params["ingest"]["chunk_lines"])
+        writer = BatchWriter(con, ingest_id, MaskCache(), flush_events=chunk_lines)
+        manifest = _load_manifest(con)
         for run in runs:
             for logfile in run.files:
                 if on_file:
                     on_file(run, logfile)
-                _ingest_file(con, ingest_id, run, logfile, masks, chunk_lines, summary)
+                _ingest_file(manifest, writer, run, logfile, chunk_lines, summary)
+        writer.flush()
         summary.new_templates = mine_new_messages(con, ingest_id, params)
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
         summary.seconds = time.perf_counter() - started

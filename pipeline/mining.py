@@ -2,7 +2,7 @@
 
 Why it is shaped like this:
 - Most container log lines repeat once their numbers are gone, so a line is first reduced to a
-  *digit-collapsed* key (digits 1-9 -> "1", one C-level str.translate) and only distinct keys are
+  *digit-collapsed* key (each digit run -> "1", C-level str methods) and only distinct keys are
   masked; only distinct masked messages ever reach Drain3, in sorted order, so the result does not
   depend on how input was chunked or interrupted.
 - Template keys are stable: a cluster's key is derived from the template it had when it was created
@@ -20,34 +20,44 @@ from dataclasses import dataclass
 
 from drain3.drain import Drain, LogCluster
 
-# Ordered: earlier masks protect their match from later, more general ones.
+# Ordered: earlier masks protect their match from later, more general ones. Each mask has a cheap
+# substring guard so most messages skip most regexes. Digit runs are matched with \d+, never a
+# fixed count, so that masking cannot tell two messages apart that differ only in their numbers:
+# that is what makes the digit-collapsed dedupe key (collapse_digits) exact.
 # [^\S\n] rather than \s: masks never cross lines.
-MASKS: list[tuple[str, str]] = [
-    ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
-    ("TS", r"\b\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"),
-    ("URL", r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+"),
-    ("IP", r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"),
-    ("HEX", r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b"),
-    ("PATH", r"(?<![\w.<>])(?:~|\.{1,2})?(?:/[\w.+@%-]+){2,}/?|(?<![\w.<>/])[A-Za-z]:\\[^\s'\"]+"),
-    ("SHAPE", r"\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)+[^\S\n]*,?[^\S\n]*\]"),
-    ("SIZE", r"\b\d+(?:\.\d+)?[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)\b"),
-    ("DUR", r"\b\d+:\d{2}:\d{2}(?:\.\d+)?\b|\b\d+(?:\.\d+)?[^\S\n]?(?:ms|us|ns|sec|secs|seconds|s|min|mins|h)\b"),
-    ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b"),
-    ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])"),
+MASKS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", ("-",)),
+    ("TS", r"\b\d+[-/]\d+[-/]\d+(?:[T ]\d+:\d+:\d+(?:[.,]\d+)?(?:Z|[+-]\d+(?::\d+)?)?)?\b", ("-", "/")),
+    ("URL", r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", ("://",)),
+    ("IP", r"\b\d+(?:\.\d+){3}(?::\d+)?\b", (".",)),
+    ("HEX", r"\b0x[0-9a-fA-F]+\b", ("0x",)),
+    ("HEX", r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b", ()),
+    ("PATH", r"(?<![\w.<>])(?:~|\.{1,2})?(?:/[\w.+@%-]+){2,}/?|(?<![\w.<>/])[A-Za-z]:\\[^\s'\"]+", ("/", ":\\")),
+    ("SHAPE", r"\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)+[^\S\n]*,?[^\S\n]*\]", ("[",)),
+    ("SIZE", r"\b\d+(?:\.\d+)?[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)\b", ("B", "b")),
+    ("DUR", r"\b\d+:\d+:\d+(?:\.\d+)?\b|\b\d+(?:\.\d+)?[^\S\n]?(?:ms|us|ns|sec|secs|seconds|s|min|mins|h)\b",
+     ("s", ":", "min", "h")),
+    ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
+    ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
 ]
-_MASK_RES = [(f"<{name}>", re.compile(pattern)) for name, pattern in MASKS]
-# "0" stays apart from 1-9 because "0x" opens a hex literal; no mask depends on other digit values.
-_DIGITS = str.maketrans("123456789", "111111111")
+_MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
+_DIGITS = str.maketrans("0123456789", "1111111111")
+_HAS_DIGIT = re.compile(r"\d").search
 
 
 def collapse_digits(message: str) -> str:
-    """Cheap dedupe key: masks only ever look at digit *positions*, never digit values."""
-    return message.translate(_DIGITS)
+    """Dedupe key: every run of digits becomes "1" (masks never look at digit values or counts)."""
+    collapsed = message.translate(_DIGITS)
+    while "11" in collapsed:
+        collapsed = collapsed.replace("11111111", "1").replace("11", "1")
+    return collapsed
 
 
 def mask(message: str) -> str:
-    for token, pattern in _MASK_RES:
-        message = pattern.sub(token, message)
+    if _HAS_DIGIT(message) or "/" in message:
+        for token, pattern, guards in _MASK_RES:
+            if not guards or any(g in message for g in guards):
+                message = pattern.sub(token, message)
     return " ".join(message.split())
 
 
@@ -76,9 +86,8 @@ class MaskCache:
             cache.clear()
         keys: list[str] = []
         masked_of: dict[str, str] = {}
-        translate = str.translate
         for msg in messages:
-            collapsed = translate(msg, _DIGITS)
+            collapsed = collapse_digits(msg)
             hit = cache.get(collapsed)
             if hit is None:
                 masked = mask(msg)

@@ -121,6 +121,10 @@ _BARE_LEVELS = (None, "FATAL", "ERROR", "WARNING", "INFO", "DEBUG", "FATAL")
 
 _GLOG_CHARS = frozenset("IWEF")
 _LAUNCH_CHARS = frozenset("LDIWECF")   # LAUNCH / DEBUG INFO WARNING ERROR CRITICAL FATAL
+_SLOW_CHARS = _LAUNCH_CHARS | {"["}     # first characters of the rarer header families
+# a header-less line can get a level from _BARE_RE only if it starts with one of these, or
+# contains ":" (lower-case exception paths "paddle.base.core.EnforceNotMet: ...", "error: ...")
+_BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_t")
 _DIGITS = frozenset("0123456789")
 _MISSING = object()
 
@@ -212,7 +216,7 @@ def _parse_fast(line: str, env_ts, ctx: _Ctx):
 def _parse_slow(line: str, env_ts, ctx: _Ctx):
     """The rarer families, then Python warnings, then a level from the first word."""
     c = line[:1]
-    if c in _LAUNCH_CHARS or c == "[":
+    if c in _SLOW_CHARS:
         if c in _GLOG_CHARS or c == "[":
             m = _GLOG_ANY_RE.match(line)
             if m is not None:
@@ -236,9 +240,10 @@ def _parse_slow(line: str, env_ts, ctx: _Ctx):
         m = _PYWARN_RE.match(line)
         if m is not None:
             return None, "WARNING", line[m.end():], FAM_OTHER
-    m = _BARE_RE.match(line)
-    if m is not None:
-        return None, _BARE_LEVELS[m.lastindex], line, FAM_NONE
+    if c in _BARE_CHARS or ":" in line:
+        m = _BARE_RE.match(line)
+        if m is not None:
+            return None, _BARE_LEVELS[m.lastindex], line, FAM_NONE
     return None, None, line, FAM_NONE
 
 
@@ -252,8 +257,16 @@ def parse_line(line: str, env_ts: str | None = None):
     (from the chunk's first envelope timestamp).
     """
     line = clean_line(line)
-    ctx = _Ctx(env_ts)
+    key = env_ts[:7] if env_ts else None
+    ctx = _PARSE_CTX.get(key)
+    if ctx is None:
+        if len(_PARSE_CTX) > 64:
+            _PARSE_CTX.clear()
+        ctx = _PARSE_CTX[key] = _Ctx(env_ts)
     return _parse_fast(line, env_ts, ctx) or _parse_slow(line, env_ts, ctx)
+
+
+_PARSE_CTX: dict = {}   # parse_line's contexts by envelope year-month
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,6 +297,7 @@ _EXC_RE = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|EnforceNotMet)\b:")
 _INDENT = (" ", "\t")
 
 K_PY, K_DUMP, K_GLOG = 1, 2, 3
+_KIND_NAMES = {K_PY: "py_traceback", K_DUMP: "error_summary", K_GLOG: "cpp_traceback"}
 
 
 def _has_blank(tent) -> bool:
@@ -291,7 +305,10 @@ def _has_blank(tent) -> bool:
         if not t[5].strip():
             return True
     return False
-_KIND_NAMES = {K_PY: "py_traceback", K_DUMP: "error_summary", K_GLOG: "cpp_traceback"}
+
+
+def _first_seq(ev):
+    return ev[0]
 
 
 class _Block:
@@ -389,20 +406,21 @@ class Normalizer:
     # ---- public API ------------------------------------------------------------------------
 
     def feed(self, chunk) -> tuple[pd.DataFrame, int]:
+        """Normalize one chunk of a run.  Returns the events that are complete, and the number
+        of trailing lines of this chunk that are still carried (open block, or events waiting
+        behind one).  Every returned event lies entirely before those lines, so committing the
+        offset before them and restarting there reproduces the remaining events exactly.  When
+        n_pending == len(chunk.lines) nothing new is committable (and no event is returned)."""
         lines = chunk.lines
         n = len(lines)
         line_nos = chunk.line_nos
         env = chunk.ts if chunk.ts is not None else [None] * n
         streams = chunk.streams if chunk.streams is not None else [None] * n
+        chunk_start = self._seq
         self._run(lines, line_nos, env, streams)
         n_pending = 0
         if self._open:
-            min_open = min(b.seq for b in self._open.values())
-            self._release(min_open)
-            first = min_open
-            if self._held:
-                first = min(first, min(e[0] for e in self._held))
-            n_pending = min(n, self._seq - first)
+            n_pending = self._release_before_commit(chunk_start)
         out, self._out = self._out, []
         return _frame(out), n_pending
 
@@ -410,7 +428,7 @@ class Normalizer:
         while self._open:
             blk = min(self._open.values(), key=lambda b: b.seq)
             self._close(blk)
-        self._release(None)
+        self._release_all()
         out, self._out = self._out, []
         return _frame(out)
 
@@ -433,6 +451,10 @@ class Normalizer:
         iso_match = _ISO_RE.match
         level_map = _LEVEL_MAP
         missing = _MISSING
+        slow_chars = _SLOW_CHARS
+        bare_chars = _BARE_CHARS
+        bare_match = _BARE_RE.match
+        bare_levels = _BARE_LEVELS
         for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
             if "\x1b" in line or "\r" in line:
                 line = clean_line(line)
@@ -472,10 +494,21 @@ class Normalizer:
                     level = level_map[lvl] if lvl else None
                     fam = FAM_OTHER
             if m is None:
-                ts, level, text, fam = _parse_slow(line, env_ts, ctx)
-                text = text.rstrip()
-                if ts is None:
+                if c in slow_chars or "Warning: " in line:
+                    ts, level, text, fam = _parse_slow(line, env_ts, ctx)
+                    text = text.rstrip()
+                    if ts is None:
+                        ts = env_ts
+                else:
+                    # inlined tail of _parse_slow: a level from the first word, if any
+                    level = None
+                    if c in bare_chars or ":" in line:
+                        mb = bare_match(line)
+                        if mb is not None:
+                            level = bare_levels[mb.lastindex]
                     ts = env_ts
+                    text = line.rstrip()
+                    fam = FAM_NONE
             else:
                 text = line[m.end():].rstrip()
             # ---- routing ----
@@ -487,9 +520,9 @@ class Normalizer:
             if text[:3] in start_prefixes or (level == "FATAL" and fam == FAM_GLOG):
                 process((seq, line_no, stream, ts, level, text, fam))
             elif text[0] in " \t":
-                append((line_no, 1, ts, stream, level, "line", text.lstrip(), text))
+                append((seq, seq, line_no, 1, ts, stream, level, "line", text.lstrip(), text))
             else:
-                append((line_no, 1, ts, stream, level, "line", text, text))
+                append((seq, seq, line_no, 1, ts, stream, level, "line", text, text))
         self._seq += len(lines)
 
     # ---- block state machine ---------------------------------------------------------------
@@ -516,7 +549,7 @@ class Normalizer:
         if self._open or self._held:
             self._held.append(ev)
         else:
-            self._out.append(ev[2:])
+            self._out.append(ev)
 
     def _start(self, p):
         msg = p[5]
@@ -560,27 +593,48 @@ class Normalizer:
         for t in tent:
             self._process(t)
         if not self._open and self._held:
-            self._release(None)
+            self._release_all()
 
-    def _release(self, limit):
-        """Move held events to the output in first-line order; with a limit, only those lying
-        entirely before it (the first line of the earliest still-open block)."""
+    def _release_all(self):
+        """Move all held events to the output in first-line order (no block is open)."""
         held = self._held
-        if not held:
-            return
-        held.sort(key=lambda e: e[0])
-        if limit is None:
-            self._out.extend(e[2:] for e in held)
+        if held:
+            held.sort(key=_first_seq)
+            self._out.extend(held)
             self._held = []
-            return
+
+    def _release_before_commit(self, chunk_start: int) -> int:
+        """End of a feed with blocks still open: release the longest first-line-ordered prefix of
+        held events that ends before the commit point (the first line of whatever is not
+        released), and return the number of this chunk's lines after the commit point."""
+        min_open = min(b.seq for b in self._open.values())
+        held = self._held
+        held.sort(key=_first_seq)
         k = 0
         for e in held:
-            if e[0] >= limit or e[1] >= limit:
+            if e[0] >= min_open or e[1] >= min_open:
                 break
             k += 1
+        # shrink k until the events before it all end before the first one not released
+        # (only matters when blocks of two streams interleave)
+        last_before = [-1]
+        for e in held[:k]:
+            last_before.append(max(last_before[-1], e[1]))
+        while k and last_before[k] >= min(min_open, held[k][0] if k < len(held) else min_open):
+            k -= 1
+        commit = min(min_open, held[k][0]) if k < len(held) else min_open
+        n = self._seq - chunk_start
+        if commit <= chunk_start:
+            # nothing of this chunk is committable: return no event at all (any released while
+            # the chunk was fed go back), so that keeping the previous commit stays exact
+            if self._out:
+                held.extend(self._out)
+                self._out = []
+            return n
         if k:
-            self._out.extend(e[2:] for e in held[:k])
+            self._out.extend(held[:k])
             del held[:k]
+        return self._seq - commit
 
     def _continue(self, blk, p) -> bool:
         """Try to add line p to the open block; False closes the block."""
@@ -605,6 +659,8 @@ class Normalizer:
         state = blk.state
         indented = msg[0] in _INDENT
         if state == "frames":
+            if not indented and blk.tent:
+                return False             # a blank line, then something else: the traceback was cut
             blk.add(p)
             if not indented:
                 blk.summary = s          # the exception line
@@ -645,7 +701,7 @@ class Normalizer:
             return True
         state = blk.state
         if state == "cpp":
-            if _FRAME_RE.match(msg):
+            if _FRAME_RE.match(msg) or s.startswith("No stack trace in paddle"):
                 blk.add(p)
                 return True
             return False
@@ -723,16 +779,18 @@ def _obj(values: list) -> pd.Series:
 def _frame(rows: list) -> pd.DataFrame:
     if not rows:
         return empty_events()
+    # rows are internal event tuples: (seq, last_seq, line_no, n_lines, ts, stream, level, kind,
+    # message, text)
     return pd.DataFrame(
         {
-            "line_no": np.array([r[0] for r in rows], dtype=np.int64),
-            "n_lines": np.array([r[1] for r in rows], dtype=np.int64),
-            "ts": _obj([r[2] for r in rows]),
-            "stream": _obj([r[3] for r in rows]),
-            "level": _obj([r[4] for r in rows]),
-            "kind": _obj([r[5] for r in rows]),
-            "message": _obj([r[6] for r in rows]),
-            "text": _obj([r[7] for r in rows]),
+            "line_no": np.array([r[2] for r in rows], dtype=np.int64),
+            "n_lines": np.array([r[3] for r in rows], dtype=np.int64),
+            "ts": _obj([r[4] for r in rows]),
+            "stream": _obj([r[5] for r in rows]),
+            "level": _obj([r[6] for r in rows]),
+            "kind": _obj([r[7] for r in rows]),
+            "message": _obj([r[8] for r in rows]),
+            "text": _obj([r[9] for r in rows]),
         },
         columns=EVENT_COLUMNS,
         copy=False,

@@ -31,7 +31,7 @@ NS = 1_000_000_000
 class Emitter:
     """Collects (t_ns, stream, text) lines of one run and flushes them to ``sink`` in batches."""
 
-    __slots__ = ("t", "rng", "buf", "sink", "flush_every", "count", "_sec", "_parts", "tid", "pid")
+    __slots__ = ("t", "rng", "buf", "sink", "flush_every", "count", "_sec", "_parts", "tid", "pid", "record", "cap")
 
     def __init__(self, t0_ns: int, rng: random.Random, sink: Callable[[list], None] | None = None,
                  flush_every: int = 4096, pid: int = 1, tid: int = 1):
@@ -45,6 +45,8 @@ class Emitter:
         self._parts: tuple = ()
         self.pid = pid
         self.tid = tid
+        self.record: list | None = None   # when a list: texts are also appended to it
+        self.cap = 1 << 62                # lines beyond this count are dropped (a log cut short)
 
     # -- clock
     def adv(self, seconds: float) -> None:
@@ -92,8 +94,15 @@ class Emitter:
         return self.t // NS
 
     # -- lines
+    def n(self) -> int:
+        return self.count + len(self.buf)
+
     def line(self, text: str, stream: str = "stdout") -> None:
         self.t += self.rng.randrange(3_000, 400_000)
+        if self.record is not None:
+            self.record.append(text)
+        if self.count + len(self.buf) >= self.cap:
+            return
         self.buf.append((self.t, stream, text))
         if len(self.buf) >= self.flush_every:
             self.flush()
@@ -110,15 +119,16 @@ class Emitter:
         """A multi-line block printed at once (one write): lines a few microseconds apart."""
         for t in texts:
             self.t += self.rng.randrange(1_000, 40_000)
+            if self.record is not None:
+                self.record.append(t)
+            if self.count + len(self.buf) >= self.cap:
+                continue
             self.buf.append((self.t, stream, t))
         if len(self.buf) >= self.flush_every:
             self.flush()
 
     def glog(self, level: str, loc: str, msg: str, stream: str = "stderr", tid: int | None = None) -> None:
-        self.t += self.rng.randrange(3_000, 200_000)
-        self.buf.append((self.t, stream, f"{level}{self.ts_glog()} {tid or self.tid:5d} {loc}] {msg}"))
-        if len(self.buf) >= self.flush_every:
-            self.flush()
+        self.line(f"{level}{self.ts_glog()} {tid or self.tid:5d} {loc}] {msg}", stream)
 
     def flush(self) -> None:
         if self.buf:
@@ -395,7 +405,7 @@ def launch_banner(c: Ctx) -> None:
     L("--------------------------------------------------")
     L(f"Job: default, mode collective, replicas {c.nnodes}[{c.nnodes}:{c.nnodes}], elastic False")
     if c.nnodes > 1:
-        L(f"Waiting peer start...")
+        L("Waiting peer start...")
         em.adv(r.uniform(1, 20))
     pod = "".join(pick(r, "abcdefghijklmnopqrstuvwxyz") for _ in range(6))
     c.extra["pod"] = pod
@@ -625,7 +635,7 @@ class NlpJob(Job):
         self.p("")
         self.p(f"Loading configuration file /root/.paddlenlp/models/{self.model}/config.json")
         self.p(f"Loading weights file /root/.paddlenlp/models/{self.model}/model_state.pdparams")
-        self.p(f"Loaded weights file from disk, setting weights to model.")
+        self.p("Loaded weights file from disk, setting weights to model.")
         if r.random() < 0.5:
             self.p(f"Some weights of the model checkpoint at {self.model} were not used when initializing "
                    f"ErnieForSequenceClassification: ['ernie.pooler.dense.weight']", "WARNING")
@@ -763,7 +773,7 @@ class ServingJob(InferJob):
         em.glog("I", "server.cpp:1048", "Check out http://" + pick(r, ("ocr-serving-0", "localhost", "0.0.0.0")) + ":9393 in web browser.")
 
     def step_line(self, i: int, n: int) -> None:
-        c, r, em = self.c, self.c.rng, self.c.em
+        r, em = self.c.rng, self.c.em
         em.out(f"{em.ts_iso().replace('-', '/')} INFO [pipeline_server.py:{pick(r, (53, 60))}] (log_id={r.randrange(10**6)}) "
                f"inference request name:ocr self.name:ocr time:{em.unix()}.{r.randrange(10**6):06d}")
         if r.random() < 0.3:
@@ -1108,7 +1118,7 @@ def e_gpu_not_visible(c: Ctx) -> str:
                                         "Please check that your paddle compiles with WITH_GPU option."], None,
                      "paddle/phi/core/platform/device_context.cc:" + str(pick(r, (97, 133))), "exec")
     elif v == "compiled_false":
-        em.out(f"paddle.is_compiled_with_cuda(): False", "paddle.device.get_device(): cpu")
+        em.out("paddle.is_compiled_with_cuda(): False", "paddle.device.get_device(): cpu")
         py_tb(c, frames_user(c, deep=False))
         em.err("AssertionError: GPU is not available in this container (paddle.is_compiled_with_cuda() is False)")
     elif v == "error100":
@@ -1147,7 +1157,7 @@ _DYNLOAD_SUGGEST = ["  Suggestions:",
 def e_cuda_lib_missing(c: Ctx) -> str:
     r, em = c.rng, c.em
     lib = c.extra.get("missing_cuda_lib", "libcudnn.so")
-    v = wpick(r, [(3, "dynload"), (1.5 if c.gen in ("1x", "20") else 0.2, "dso_1x"), (1, "glog_then_error"),
+    v = wpick(r, [(2, "dynload"), (1.5 if c.gen in ("1x", "20") else 0.2, "dso_1x"), (1.2, "glog_then_error"),
                   (1, "cublas_versioned")])
     if v == "cublas_versioned":
         lib = "libcublas.so"
@@ -1303,3 +1313,651 @@ def e_shm_exhausted(c: Ctx) -> str:
     if r.random() < 0.4 and v != "bus_core_dumped":
         em.err("Bus error (core dumped)")
     return f"{c.gen}_{v}"
+
+
+def _gb(x: float) -> str:
+    return f"{x:.6f}GB"
+
+
+def e_gpu_oom(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    dev = r.randrange(c.n_gpus) if c.n_gpus > 1 and r.random() < 0.3 else 0
+    want = r.uniform(0.1, 4.0)
+    avail_mb = r.uniform(10, 900)
+    alloc = max(0.5, c.gpu_mem_gb * r.uniform(0.85, 0.98) - avail_mb / 1024)
+    v = wpick(r, [(3, "resource_exhausted"), (1.5 if c.gen in ("1x", "20") else 0.3, "enforce_1x"),
+                  (1, "cuda_error2"), (1 if c.major >= 3 else 0.3, "memory_error_gib"), (0.7, "infer_predictor")])
+    oom = [f"Out of memory error on GPU {dev}. Cannot allocate {_gb(want)} memory on GPU {dev}, {_gb(alloc)} memory has "
+           f"been allocated and available memory is only {avail_mb:.6f}MB.", "",
+           f"Please check whether there is any other process using GPU {dev}.",
+           "1. If yes, please stop them, or start PaddlePaddle on another GPU.",
+           "2. If no, please decrease the batch size of your model. "]
+    if c.extra.get("fraction"):
+        oom.append("If the above ways do not solve the out of memory problem, you can try to use CUDA managed memory. "
+                   "The command is `export FLAGS_use_cuda_managed_memory=false`.")
+    frames = frames_user(c) + (frames_paddle_forward(c) if r.random() < 0.7 else [
+        (f"{c.pkg}/base/dygraph/tensor_patch_methods.py" if c.major >= 3 else f"{c.pkg}/fluid/dygraph/varbase_patch_methods.py",
+         pick(r, (294, 342)), "backward", "core.eager.run_backward([self], grad_tensor, retain_graph)")])
+    if v == "cuda_error2":
+        paddle_error(c, "External", ["CUDA error(2), out of memory. "],
+                     "'cudaErrorMemoryAllocation'. The API call failed because it was unable to allocate enough memory "
+                     "to perform the requested operation. ", "paddle/phi/backends/gpu/gpu_context.cc:" + str(pick(r, (595, 621))),
+                     "conv", py_frames=frames)
+        return f"{c.gen}_cuda_error2"
+    if v == "memory_error_gib":
+        oom[0] = (f"Out of memory error on GPU {dev}. Cannot allocate {want * 1024:.0f}.{r.randrange(100):02d}MiB memory on "
+                  f"GPU {dev}, {alloc:.2f}GiB memory has been allocated and available memory is only {avail_mb:.2f}MiB.")
+    if v == "infer_predictor":
+        em.glog("W", "analysis_predictor.cc:" + str(pick(r, (2154, 2460))), "Out of memory, try to reduce the batch size "
+                "or the max_batch_size of TensorRT engine.")
+    paddle_error(c, "ResourceExhausted", oom, None, "paddle/phi/core/memory/allocation/cuda_allocator.cc:" +
+                 str(pick(r, (84, 86))) if c.major >= 3 else "paddle/fluid/memory/allocation/cuda_allocator.cc:86",
+                 "alloc", py_frames=frames, long_p=0.7,
+                 loc_old="paddle/fluid/memory/allocation/cuda_allocator.cc:69")
+    return f"{c.gen}_{v}"
+
+
+def e_host_oom(c: Ctx) -> str:
+    """Host memory: the kernel OOM killer (exit 137, nothing or 'Killed'), or an allocation failure."""
+    r, em = c.rng, c.em
+    v = wpick(r, [(3, "cut_off"), (3, "shell_killed"), (1, "bad_alloc"), (1, "cpu_alloc_fail"),
+                  (1 if c.launch else 0, "launch_sigkill")])
+    if v == "cut_off":
+        return "cut_off"       # nothing more: the process was SIGKILLed mid-output
+    if v == "shell_killed":
+        cmd = pick(r, ("python3 tools/train.py -c configs/train.yml", "python train.py", "python3 run_finetune.py args.json",
+                       "python3 infer.py --model_dir /workspace/inference"))
+        em.err(pick(r, (f"/entrypoint.sh: line {r.randrange(5, 40)}: {r.randrange(7, 90):>5} Killed                  {cmd}",
+                        "Killed", f"bash: line 1: {r.randrange(7, 90):>5} Killed                  {cmd}")))
+        return "shell_killed"
+    if v == "bad_alloc":
+        em.err("terminate called after throwing an instance of 'std::bad_alloc'", "  what():  std::bad_alloc")
+        if c.major >= 2 and r.random() < 0.7:
+            fatal_signal(c, "SIGABRT", "Process abort signal",
+                         cpp_frames(c, "alloc", 4) if r.random() < 0.5 else None)
+        else:
+            em.err("Aborted (core dumped)")
+        return f"{c.gen}_bad_alloc"
+    if v == "cpu_alloc_fail":
+        paddle_error(c, "ResourceExhausted", [f"Fail to alloc memory of {r.randrange(2, 64) * 2**30} size, error code is 12."],
+                     "Expected error == 0, but received error:12 != 0:0.",
+                     "paddle/phi/core/memory/allocation/cpu_allocator.cc:50" if c.major >= 3 else
+                     "paddle/fluid/memory/allocation/cpu_allocator.cc:50", "alloc")
+        return f"{c.gen}_cpu_alloc_fail"
+    em.out(f"LAUNCH INFO {em.ts_comma()} Pod failed")
+    em.out(f"LAUNCH ERROR {em.ts_comma()} Container failed !!!",
+           "Container rank 0 status failed cmd ['python', '-u', 'tools/train.py'] code -9 log log/workerlog.0")
+    return "launch_sigkill"
+
+
+def e_model_version_incompatible(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    exp = c.extra.get("model_version", "3.0.0")
+    md = c.model_dir
+    v = wpick(r, [(2 if c.major < 3 else 0.3, "pir_json_on_old"), (2, "op_not_registered"), (2, "kernel_not_registered"),
+                  (1, "program_version")])
+    fr = frames_user(c, deep=False) + [(f"{c.workdir}/utils/predictor.py", pick(r, (31, 42)), "__init__",
+                                        "self.predictor = paddle.inference.create_predictor(config)")]
+    if v == "pir_json_on_old":
+        em.out(f"[{em.ts_iso()}] INFO model files in {md}: inference.json inference.pdiparams inference.yml")
+        paddle_error(c, "NotFound", [f"Cannot open file {md}/inference.pdmodel, please confirm whether the file is normal."],
+                     None, "paddle/fluid/inference/api/analysis_predictor.cc:" + str(pick(r, (2350, 2580))), "exec",
+                     py_frames=fr, long_p=0.3)
+    elif v == "op_not_registered":
+        op = pick(r, ("fused_multi_transformer_int8", "pd_op.fused_rotary_position_embedding", "flash_attn_v3",
+                      "fused_bias_dropout_residual_layer_norm", "lookup_table_v2" if c.gen == "1x" else "pir_mhsa"))
+        paddle_error(c, "NotFound", [f"Operator ({op}) is not registered."], "op_info_ptr should not be null.",
+                     "paddle/fluid/framework/op_info.h:" + str(pick(r, (141, 152))), "exec", py_frames=fr)
+    elif v == "kernel_not_registered":
+        kn = pick(r, ("fused_multi_transformer", "weight_only_linear", "masked_multihead_attention", "swiglu"))
+        paddle_error(c, "NotFound", [f"The kernel with key (GPU, Undefined(AnyLayout), float32) of kernel `{kn}` is not "
+                                     "registered. Selected wrong DataType `float32`. Paddle support following DataTypes: "
+                                     "float16, bfloat16."],
+                     "Expected kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU != true, but "
+                     "received kernel_iter == iter->second.end() && kernel_key.backend() == Backend::CPU:1 == true:1.",
+                     "paddle/phi/core/kernel_factory.cc:" + str(pick(r, (273, 308))), "exec", py_frames=fr)
+    else:
+        paddle_error(c, "InvalidArgument", [f"The model was exported by PaddlePaddle {exp}, which is newer than the current "
+                                            f"PaddlePaddle {c.paddle}. Unsupported program version "
+                                            f"{exp.replace('.', '')}00 (max supported {c.paddle.replace('.', '')}00)."],
+                     None, "paddle/fluid/framework/version.cc:" + str(pick(r, (59, 77))), "exec", py_frames=fr)
+    return f"{c.gen}_{v}"
+
+
+def e_api_incompatible(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    entry = frames_user(c, deep=False)[0][0]
+    if c.major >= 3:
+        v = wpick(r, [(3, "no_fluid_attr"), (2, "no_fluid_module"), (1.5, "cannot_import"), (1, "unexpected_kw")])
+    else:
+        v = wpick(r, [(2, "fluid_layers_removed"), (1, "unexpected_kw"), (1, "cannot_import")])
+    if v == "no_fluid_attr":
+        py_tb(c, [(entry, pick(r, (41, 88, 130)), "<module>", "place = paddle.fluid.CUDAPlace(0)"
+                   if r.random() < 0.5 else "with paddle.fluid.dygraph.guard():")])
+        em.err("AttributeError: module 'paddle' has no attribute 'fluid'")
+    elif v == "no_fluid_module":
+        py_tb(c, [(entry, pick(r, (4, 7, 12)), "<module>", "import paddle.fluid as fluid")])
+        em.err("ModuleNotFoundError: No module named 'paddle.fluid'")
+    elif v == "cannot_import":
+        name, mod = pick(r, (("_non_static_mode", "paddle.base.framework"), ("in_dygraph_mode", "paddle.fluid.framework"),
+                             ("LayerHelper", "paddle.fluid.layer_helper"), ("ParamAttr", "paddle.fluid.param_attr")))
+        py_tb(c, [(entry, pick(r, (5, 9, 14)), "<module>", f"from {mod} import {name}")])
+        em.err(f"ImportError: cannot import name '{name}' from '{mod}' ({c.pkg}/{mod.split('.', 1)[1].replace('.', '/')}.py)")
+    elif v == "unexpected_kw":
+        api, kw = pick(r, (("Conv2D.__init__", "use_cudnn"), ("Linear.__init__", "act"), ("to_tensor", "stop_gradient_"),
+                           ("BatchNorm2D.__init__", "act")))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/models/net.py", pick(r, (22, 51, 77)), "__init__",
+                                                 f"self.conv = nn.Conv2D(3, 64, 3, {kw}=True)" if "Conv" in api else
+                                                 f"self.layer = nn.{api.split('.')[0]}(512, 512, {kw}='relu')")])
+        em.err(f"TypeError: {api}() got an unexpected keyword argument '{kw}'")
+    else:
+        layer = pick(r, ("fc", "data", "conv2d", "elementwise_add", "reduce_mean", "softmax_with_cross_entropy"))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/models/net.py", pick(r, (31, 64)), "build",
+                                                 f"out = fluid.layers.{layer}(input=x, size=10)" if layer == "fc"
+                                                 else f"out = fluid.layers.{layer}(x)")])
+        em.err(f"AttributeError: module 'paddle.fluid.layers' has no attribute '{layer}'")
+    return f"{c.gen}_{v}"
+
+
+_NUMPY2 = ["", "A module that was compiled using NumPy 1.x cannot be run in", "NumPy 2.0.0 as it may crash. To support both 1.x and 2.x",
+           "versions of NumPy, modules must be compiled with NumPy 2.0.", "Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.",
+           "", "If you are a user of the module, the easiest solution will be to",
+           "downgrade to 'numpy<2' or try to upgrade the affected module.", "We expect that some modules will need time to support NumPy 2.", ""]
+
+_PROTOBUF = ["TypeError: Descriptors cannot be created directly.",
+             "If this call came from a _pb2.py file, your generated code is out of date and must be regenerated with protoc >= 3.19.0.",
+             "If you cannot immediately regenerate your protos, some other possible workarounds are:",
+             " 1. Downgrade the protobuf package to 3.20.x or lower.",
+             " 2. Set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python (but this will use pure-Python parsing and will be much slower).",
+             "", "More information: https://developers.google.com/protocol-buffers/docs/news/2022-05-06#python-updates"]
+
+
+def e_python_dependency_conflict(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    kind = c.extra.get("dep_conflict", "numpy2")
+    entry = frames_user(c, deep=False)[0][0]
+    if kind == "protobuf":
+        v = "protobuf"
+        py_tb(c, [(entry, pick(r, (3, 6)), "<module>", "import paddle"),
+                  (f"{c.pkg}/__init__.py", pick(r, (25, 31)), "<module>", "from .framework import monkey_patch_variable"),
+                  (f"{c.pkg}/framework/__init__.py", 17, "<module>", "from . import random  # noqa: F401"),
+                  (f"{c.pkg}/{'fluid' if c.major < 3 else 'base'}/framework.py", 36, "<module>", "from .proto import framework_pb2"),
+                  (f"{c.pkg}/{'fluid' if c.major < 3 else 'base'}/proto/framework_pb2.py", 33, "<module>", "_descriptor.EnumValueDescriptor("),
+                  (f"{c.site}/google/protobuf/descriptor.py", 796, "__new__", "_message.Message._CheckCalledFromGeneratedFile()")])
+        em.block(_PROTOBUF)
+    elif kind == "numpy2":
+        v = wpick(r, [(2, "numpy2_abi"), (1, "np_bool_removed")])
+        if v == "numpy2_abi":
+            em.block(_NUMPY2 + ["Traceback (most recent call last):  File \"" + entry + "\", line 4, in <module>",
+                                "    import cv2", f'  File "{c.site}/cv2/__init__.py", line 181, in <module>',
+                                "    bootstrap()"])
+            py_tb(c, [(entry, 4, "<module>", "import cv2"), (f"{c.site}/cv2/__init__.py", 181, "<module>", "bootstrap()"),
+                      (f"{c.site}/cv2/__init__.py", 153, "bootstrap", 'native_module = importlib.import_module("cv2")')])
+            em.err(pick(r, ("ImportError: numpy.core.multiarray failed to import", "AttributeError: _ARRAY_API not found")))
+        else:
+            py_tb(c, frames_user(c) + [(f"{c.workdir}/ppdet/data/transform/operators.py" if c.job == "det" else
+                                        f"{c.workdir}/utils/transforms.py", pick(r, (120, 388)), "apply",
+                                        "mask = np.zeros(shape, dtype=np.bool)")])
+            em.block(["AttributeError: module 'numpy' has no attribute 'bool'.",
+                      "`np.bool` was a deprecated alias for the builtin `bool`. To avoid this error in existing code, use "
+                      "`bool` by itself. Doing this will not modify any behavior and is safe. If you specifically wanted "
+                      "the numpy scalar type, use `np.bool_` here.",
+                      "The aliases was originally deprecated in NumPy 1.20; for more details and guidance see the original "
+                      "release note at:", "    https://numpy.org/devdocs/release/1.20.0-notes.html#deprecations"])
+    elif kind == "markupsafe":
+        v = "markupsafe"
+        py_tb(c, [(entry, 9, "<module>", "from visualdl import LogWriter"),
+                  (f"{c.site}/visualdl/__init__.py", 20, "<module>", "from visualdl.writer.writer import LogWriter  # noqa: F401"),
+                  (f"{c.site}/jinja2/__init__.py", 12, "<module>", "from .environment import Environment"),
+                  (f"{c.site}/jinja2/utils.py", 642, "<module>", "from markupsafe import Markup, escape, soft_unicode")])
+        em.err(f"ImportError: cannot import name 'soft_unicode' from 'markupsafe' ({c.site}/markupsafe/__init__.py)")
+    else:
+        mod = pick(r, ("imgaug", "pycocotools", "lmdb", "paddlenlp", "sentencepiece", "pyclipper", "rapidfuzz"))
+        v = "module_not_found"
+        py_tb(c, [(entry, pick(r, (8, 21)), "<module>", f"import {mod}")])
+        em.err(f"ModuleNotFoundError: No module named '{mod}'")
+    return f"{c.gen}_{v}"
+
+
+def _nccl_prefix(c: Ctx, rank: int = 0) -> str:
+    host = c.extra.get("hostname", "trainer-0")
+    return f"{host}:{c.em.pid}:{c.em.pid + 40 + rank} [{rank}]"
+
+
+def e_distributed_comm_failure(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    peer = c.rank_ips[-1] if c.rank_ips else "10.10.0.3"
+    me = c.rank_ips[0] if c.rank_ips else "10.10.0.2"
+    iface = c.extra.get("iface", "eth0")
+    v = wpick(r, [(3, "nccl_system_error"), (1.5, "store_timeout"), (1, "nccl_remote_error"), (1, "unhandled_cuda"),
+                  (0.8 if c.gen in ("1x", "20") else 0.2, "nccl_1x")])
+    p = _nccl_prefix(c)
+    if v in ("nccl_system_error", "nccl_remote_error", "nccl_1x"):
+        em.out(f"{p} NCCL INFO Bootstrap : Using {iface}:{me}<0>",
+               f"{p} NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
+               f"{p} NCCL INFO NET/IB : No device found.",
+               f"{p} NCCL INFO NET/Socket : Using [0]{iface}:{me}<0>",
+               f"{p} NCCL INFO Using network Socket")
+        em.adv(r.uniform(1, 120))
+        em.out(f"{p} NCCL WARN {pick(r, ('Connect', 'Net : Connect'))} to {peer}<{r.randrange(30000, 60000)}> failed : "
+               f"{pick(r, ('Connection refused', 'No route to host', 'Connection timed out'))}",
+               f"{p} NCCL INFO {pick(r, ('misc/socket.cc:456', 'include/socket.h:409'))} -> 2",
+               f"{p} NCCL INFO transport/net_socket.cc:{pick(r, (334, 406))} -> 2",
+               f"{p} NCCL INFO transport/net.cc:{pick(r, (592, 683))} -> 2",
+               f"{p} NCCL INFO init.cc:{pick(r, (1112, 1235))} -> 2")
+    if v == "store_timeout":
+        port = r.randrange(6000, 9000)
+        for _ in range(r.randrange(3, 12)):
+            em.glog("I", "tcp_utils.cc:107", f"Retry to connect to {peer}:{port} while the server is not yet listening.")
+            em.adv(r.uniform(3, 90))
+        paddle_error(c, "InvalidArgument", [f"Network {peer}:{port} timeout."], None,
+                     "paddle/phi/core/distributed/store/tcp_utils.cc:" + str(pick(r, (118, 126))), "nccl",
+                     py_frames=frames_user(c, deep=False) + [(f"{c.pkg}/distributed/parallel.py", pick(r, (1084, 1119)),
+                                                               "init_parallel_env", "store = core.create_or_get_global_tcp_store()")],
+                     long_p=0.3)
+    elif v == "nccl_remote_error":
+        paddle_error(c, "External", ["NCCL error(6), remote process exited or there was a network error. "],
+                     "'ncclRemoteError'. A call failed possibly due to a network error or a remote process exiting "
+                     "prematurely. ", "paddle/phi/core/distributed/nccl_comm_context.cc:" + str(pick(r, (81, 203))), "nccl",
+                     py_frames=frames_user(c) + [(f"{c.pkg}/distributed/communication/all_reduce.py", 115, "all_reduce",
+                                                  "return stream.all_reduce(")])
+    elif v == "unhandled_cuda":
+        em.out(f"{p} NCCL WARN Cuda failure 'peer access is not supported between these two devices'",
+               f"{p} NCCL INFO init.cc:1235 -> 1")
+        paddle_error(c, "External", ["NCCL error(1), unhandled cuda error. "],
+                     "'ncclUnhandledCudaError'. Call to CUDA function failed. ",
+                     "paddle/fluid/distributed/collective/process_group_nccl.cc:" + str(pick(r, (1149, 1206))), "nccl")
+    elif v == "nccl_1x":
+        py_tb(c, frames_user(c, deep=False))
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "OSError: ")
+        cpp_tb_1x(c, ["paddle::platform::NCCLContextMap::NCCLContextMap", "paddle::framework::ParallelExecutor::ParallelExecutor"],
+                  ["Error: NCCL error 2, unhandled system error at (/paddle/paddle/fluid/platform/nccl_helper.h:115)",
+                   ""])
+    else:
+        paddle_error(c, "External", ["NCCL error(2), unhandled system error. "],
+                     "'ncclSystemError'. System call (e.g. socket, malloc) or external library call failed or device "
+                     "error. It can be also caused by unexpected exit of a remote peer, you can see the log of other "
+                     "rank(s) for the cause of the error.", "paddle/phi/core/distributed/nccl_comm_context.cc:" +
+                     str(pick(r, (81, 95))) if c.major >= 3 or c.paddle >= "2.5" else
+                     "paddle/fluid/platform/device/gpu/nccl_helper.h:" + str(pick(r, (115, 200))), "nccl")
+        if r.random() < 0.4:
+            em.err("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ")
+    if c.launch:
+        em.out(f"LAUNCH INFO {em.ts_comma()} Pod failed",
+               f"LAUNCH ERROR {em.ts_comma()} Container failed !!!")
+    return f"{c.gen}_{v}"
+
+
+def e_native_crash(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = wpick(r, [(3, "segv_fatal"), (1.5, "glog_check_abort"), (1 if c.gen in ("1x", "20") else 0.5, "segv_1x"),
+                  (1, "free_invalid"), (0.7, "illegal_instruction")])
+    if v == "segv_fatal":
+        fatal_signal(c, "SIGSEGV", "Segmentation fault",
+                     cpp_frames(c, pick(r, ("conv", "eager", "exec"))) if r.random() < 0.7 else None)
+        if r.random() < 0.5:
+            em.err("Segmentation fault (core dumped)")
+    elif v == "glog_check_abort":
+        glog_fatal(c, pick(r, ("custom_operator.cc:" + str(pick(r, (117, 276))), "tensor.cc:" + str(pick(r, (75, 143))),
+                               "kernel_context.h:" + str(pick(r, (104, 115))))),
+                   pick(r, ("Check failed: ctx.InputRangeAt(i).first < ctx.InputRangeAt(i).second ",
+                            "Check failed: holder_ != nullptr Tensor holds no memory. Call Tensor::mutable_data first.",
+                            "Check failed: 0 == cudaStreamSynchronize(stream) (0 vs. 700) ")),
+                   ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
+                    "google::LogMessageFatal::~LogMessageFatal()", "paddle::framework::RunKernelFunc()",
+                    "custom_setup_ops::RoIAlignRotatedForward()"])
+        if c.major >= 2 and r.random() < 0.6:
+            fatal_signal(c, "SIGABRT", "Process abort signal")
+    elif v == "segv_1x":
+        t = em.unix()
+        em.block([f'*** Aborted at {t} (unix time) try "date -d @{t}" if you are using GNU date ***',
+                  "PC: @                0x0 (unknown)",
+                  f"*** SIGSEGV (@0x0) received by PID {em.pid} (TID {c.hexaddr()}) from PID 0; stack trace: ***"] +
+                 [f"    @     {c.hexaddr()} {f}" for f in ("(unknown)", "paddle::framework::Tensor::mutable_data()",
+                                                          "paddle::operators::CUDNNConvOpKernel<>::Compute()", "(unknown)")])
+        em.err("Segmentation fault (core dumped)")
+    elif v == "free_invalid":
+        em.err(pick(r, ("free(): invalid pointer", "double free or corruption (!prev)", "corrupted size vs. prev_size")))
+        if c.major >= 2 and r.random() < 0.5:
+            fatal_signal(c, "SIGABRT", "Process abort signal")
+        else:
+            em.err("Aborted (core dumped)")
+    else:
+        if c.major >= 2 and r.random() < 0.5:
+            fatal_signal(c, "SIGILL", "Illegal instruction")
+        em.err("Illegal instruction (core dumped)")
+    return f"{c.gen}_{v}"
+
+
+def e_disk_full(c: Ctx, path: str = "./output/best_model/model.pdparams") -> str:
+    r, em = c.rng, c.em
+    v = wpick(r, [(3, "paddle_save_errno28"), (1.5, "logging_error"), (1, "cp_shell"), (1, "sqlite_full"), (1, "vdl_write")])
+    if v == "paddle_save_errno28":
+        io = f"{c.pkg}/framework/io.py"
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/save_load.py" if c.job != "nlp" else
+                                                 f"{c.site}/paddlenlp/trainer/trainer.py", pick(r, (188, 2270)), "save_model",
+                                                 f"paddle.save(model.state_dict(), {path!r})" if c.job != "nlp" else
+                                                 "self._save(output_dir=output_dir, merge_tensor_parallel=merge_tensor_parallel)"),
+                                                (io, pick(r, (780, 792, 839)), "save", "_legacy_save(obj, path, protocol)"),
+                                                (io, pick(r, (945, 1009)), "_legacy_save", "f.write(pickle_bytes)")])
+        em.err("OSError: [Errno 28] No space left on device")
+    elif v == "logging_error":
+        em.block(["--- Logging error ---", "Traceback (most recent call last):",
+                  f'  File "/usr/lib/python3.{c.python.split(".")[1]}/logging/__init__.py", line 1087, in emit',
+                  "    self.flush()", f'  File "/usr/lib/python3.{c.python.split(".")[1]}/logging/__init__.py", line 1067, in flush',
+                  "    self.stream.flush()", "OSError: [Errno 28] No space left on device", "Call stack:"] +
+                 [f'  File "{f}", line {ln}, in {fn}\n    {code}'.split("\n")[0] for f, ln, fn, code in frames_user(c)] +
+                 ["Message: 'save model in %s'", f"Arguments: ('{path}',)"])
+        py_tb(c, frames_user(c, deep=False))
+        em.err(f"OSError: [Errno 28] No space left on device: '{path}'")
+    elif v == "cp_shell":
+        em.err(f"cp: error writing '/workspace/output/{path.lstrip('./')}': No space left on device")
+        em.err(f"tar: /workspace/output/ckpt_{r.randrange(100)}.tar: Wrote only {r.randrange(1, 10) * 512} of 10240 bytes",
+               "tar: Error is not recoverable: exiting now")
+    elif v == "sqlite_full":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/sqlalchemy/engine/default.py", 924, "do_execute",
+                                                 "cursor.execute(statement, parameters)")])
+        em.err("sqlite3.OperationalError: database or disk is full")
+    else:
+        py_tb(c, frames_user(c) + [(f"{c.site}/visualdl/writer/writer.py", pick(r, (118, 132)), "add_scalar",
+                                    "self._get_file_writer().add_record(")])
+        em.err(f"OSError: [Errno 28] No space left on device: './output/vdl/vdlrecords.{em.unix()}.log'")
+    return f"{c.gen}_{v}"
+
+
+def e_file_not_found(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    md = c.model_dir
+    v = wpick(r, [(2, "paddle_load_not_exists"), (2 if c.job in ("infer", "serving") else 0.5, "cannot_open_pdmodel"),
+                  (2, "python_fnf"), (1 if c.gen in ("1x", "20") else 0.2, "load_op_1x"), (1, "config_missing")])
+    if v == "paddle_load_not_exists":
+        ckpt = pick(r, ("./output/best_model/model.pdparams", "/workspace/pretrained/ResNet50_vd_ssld_pretrained.pdparams",
+                        "/data/ckpt/latest.pdparams", "./checkpoints/checkpoint-500/model_state.pdparams"))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/framework/io.py", pick(r, (1009, 1107)), "load",
+                                                 "raise ValueError(")])
+        em.err(f"ValueError: The ``path`` ({ckpt}) to load model not exists.")
+    elif v == "cannot_open_pdmodel":
+        paddle_error(c, "NotFound", [f"Cannot open file {md}/{pick(r, ('model.pdmodel', 'inference.pdmodel'))}, please confirm "
+                                     "whether the file is normal."], None,
+                     "paddle/fluid/inference/api/analysis_predictor.cc:" + str(pick(r, (2350, 2580))), "exec", long_p=0.3)
+    elif v == "python_fnf":
+        f = pick(r, ("/data/coco/annotations/instances_train2017.json", "./train_data/rec/train_list.txt",
+                     "/mnt/datasets/ocr/labels.txt", "/workspace/data/train.jsonl"))
+        py_tb(c, frames_user(c) [:2] + [(f"{c.workdir}/utils/dataset.py", pick(r, (33, 58)), "__init__",
+                                         "with open(file_list, 'r', encoding='utf-8') as f:")])
+        em.err(f"FileNotFoundError: [Errno 2] No such file or directory: '{f}'")
+    elif v == "load_op_1x":
+        py_tb(c, frames_user(c, deep=False))
+        em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "RuntimeError: ")
+        cpp_tb_1x(c, cpp_frames(c, "exec", 4), [f"Error: Cannot open file {md}/__model__ for load op at "
+                                                 "(/paddle/paddle/fluid/operators/load_op.h:37)", ""])
+    else:
+        cfg = pick(r, ("configs/rec/PP-OCRv4/ch_PP-OCRv4_rec.yml", "/etc/job/config.yaml", "configs/ppyoloe/ppyoloe_plus_crn_l_80e_coco.yml"))
+        py_tb(c, [(frames_user(c, deep=False)[0][0], pick(r, (30, 180)), "<module>", "config = load_config(FLAGS.config)")])
+        em.err(f"FileNotFoundError: [Errno 2] No such file or directory: '{cfg}'")
+    return f"{c.gen}_{v}"
+
+
+def e_unknown(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = wpick(r, [(2, "keyerror_reader"), (2, "assertion"), (1.5, "zerodivision"), (2, "shape_mismatch"),
+                  (1, "nonetype"), (1, "json_decode")])
+    ds = f"{c.workdir}/utils/dataset.py"
+    if v == "keyerror_reader":
+        key = pick(r, ("'label'", "'bbox'", "'text'", "'image_path'"))
+        em.err("Traceback (most recent call last):" if r.random() < 0.3 else "")
+        py_tb(c, [(f"{c.site}/paddle/io/dataloader/worker.py", pick(r, (352, 372)), "_worker_loop",
+                   "batch = fetcher.fetch(indices)"),
+                  (f"{c.site}/paddle/io/dataloader/fetcher.py", 121, "fetch", "data.append(self.dataset[idx])"),
+                  (ds, pick(r, (71, 96)), "__getitem__", f"label = sample[{key}]")])
+        em.err(f"KeyError: {key}")
+        if r.random() < 0.7:
+            py_tb(c, frames_user(c))
+            em.block(["SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
+                      "  [Hint: Expected killed_ != true, but received killed_:1 == true:1.] (at "
+                      "/paddle/paddle/fluid/operators/reader/blocking_queue.h:166)", ""])
+    elif v == "assertion":
+        py_tb(c, frames_user(c) + [(f"{c.workdir}/models/head.py", pick(r, (45, 112)), "forward",
+                                    "assert feats.shape[1] == self.in_channels, f\"expect {self.in_channels} channels\"")])
+        em.err(pick(r, ("AssertionError: expect 256 channels", "AssertionError")))
+    elif v == "zerodivision":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/metrics.py", pick(r, (28, 66)), "compute",
+                                                 "precision = tp / (tp + fp)")])
+        em.err("ZeroDivisionError: division by zero")
+    elif v == "shape_mismatch":
+        a, b = r.choice(((10, 32), (512, 1024), (80, 81), (3, 4)))
+        if r.random() < 0.5:
+            py_tb(c, frames_user(c) + [(f"{c.workdir}/models/loss.py", pick(r, (37, 90)), "forward",
+                                        "loss = (pred - target) ** 2")])
+            tail = f"/paddle/paddle/phi/kernels/funcs/common_shape.h:{pick(r, (84, 86))}"
+            em.block([f"ValueError: (InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast together "
+                      f"with the shape of X = [{c.batch_size}, {a}] and the shape of Y = [{c.batch_size}, {b}]. Received [{a}] "
+                      f"in X is not equal to [{b}] in Y at i:1.",
+                      f"  [Hint: Expected x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] <= 1 "
+                      f"== true, but received x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] "
+                      f"<= 1:0 != true:1.] (at {tail})", ""])
+        else:
+            py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/postprocess.py", pick(r, (19, 44)), "decode",
+                                                     "scores = logits.numpy().reshape(-1, num_classes) + prior")])
+            em.err(f"ValueError: operands could not be broadcast together with shapes ({c.batch_size},{a}) ({b},)")
+    elif v == "nonetype":
+        py_tb(c, frames_user(c) + [(ds, pick(r, (55, 80)), "__getitem__", "img = img[:, :, ::-1]")])
+        em.err("TypeError: 'NoneType' object is not subscriptable")
+    else:
+        py_tb(c, [(ds, pick(r, (40, 61)), "__init__", "self.samples = [json.loads(l) for l in f]"),
+                  (f"/usr/lib/python3.{c.python.split('.')[1]}/json/__init__.py", 346, "loads", "return _default_decoder.decode(s)"),
+                  (f"/usr/lib/python3.{c.python.split('.')[1]}/json/decoder.py", 337, "decode",
+                   "obj, end = self.raw_decode(s, idx=_w(s, 0))")])
+        em.err(f"json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column {r.randrange(20, 900)} (char {r.randrange(20, 900)})")
+    return f"{c.gen}_{v}"
+
+
+ERRORS = {
+    "cuda_driver_too_old": e_cuda_driver_too_old, "gpu_not_visible": e_gpu_not_visible,
+    "cuda_lib_missing": e_cuda_lib_missing, "gpu_arch_unsupported": e_gpu_arch_unsupported,
+    "system_lib_missing": e_system_lib_missing, "shm_exhausted": e_shm_exhausted, "gpu_oom": e_gpu_oom,
+    "host_oom": e_host_oom, "model_version_incompatible": e_model_version_incompatible,
+    "api_incompatible": e_api_incompatible, "python_dependency_conflict": e_python_dependency_conflict,
+    "distributed_comm_failure": e_distributed_comm_failure, "native_crash": e_native_crash, "disk_full": e_disk_full,
+    "file_not_found": e_file_not_found, "unknown": e_unknown,
+}
+
+# When in a run each failure strikes: import (before Paddle prints anything), device (first GPU use),
+# load (model/data loading), step (during the progress loop), save (at a checkpoint)
+PHASE = {
+    "system_lib_missing": "import", "python_dependency_conflict": "import", "api_incompatible": "import",
+    "gpu_not_visible": "device", "cuda_driver_too_old": "device", "gpu_arch_unsupported": "load",
+    "cuda_lib_missing": "load", "file_not_found": "load", "model_version_incompatible": "load",
+    "distributed_comm_failure": "step", "shm_exhausted": "step", "gpu_oom": "step", "host_oom": "step",
+    "native_crash": "step", "unknown": "step", "disk_full": "save",
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Whole runs
+
+
+def exit_code_for(category: str, variant: str) -> int:
+    if category == "no_failure":
+        return 0
+    if category == "host_oom":
+        return 137
+    if category == "native_crash":
+        return 139 if "segv" in variant else 132 if "illegal" in variant else 134
+    if category == "shm_exhausted" and "bus_core" in variant:
+        return 135
+    return 1
+
+
+def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:
+    """paddle.distributed.launch reports a failed worker: status, env dump, ERROR LOG DETAIL, exit code."""
+    em, r = c.em, c.rng
+    rank = r.randrange(max(1, c.n_gpus * c.nnodes))
+    em.out(f"LAUNCH INFO {em.ts_comma()} Pod failed")
+    em.out(f"LAUNCH ERROR {em.ts_comma()} Container failed !!!")
+    em.out(f"Container rank {rank} status failed cmd ['/usr/bin/python', '-u', 'tools/train.py', '-c', 'configs/train.yml'] "
+           f"code {code} log log/workerlog.{rank} ")
+    envs = {"NVIDIA_VISIBLE_DEVICES": "all", "CUDA_VISIBLE_DEVICES": ",".join(str(i) for i in range(c.n_gpus)),
+            "PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(c.n_gpus * c.nnodes),
+            "PADDLE_CURRENT_ENDPOINT": f"{(c.rank_ips or ['10.10.0.2'])[0]}:{6070 + rank}",
+            "PADDLE_TRAINER_ENDPOINTS": ",".join(f"{ip}:{6070 + k}" for ip in (c.rank_ips or ["10.10.0.2"]) for k in range(c.n_gpus)),
+            "PADDLE_DISTRI_BACKEND": "nccl", "FLAGS_selected_gpus": str(rank % max(1, c.n_gpus)),
+            "PATH": "/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "LD_LIBRARY_PATH": "/usr/local/cuda/lib64:/usr/local/nvidia/lib:/usr/local/nvidia/lib64",
+            "LANG": "C.UTF-8", "HOSTNAME": c.extra.get("hostname", "trainer-0"), "HOME": "/root",
+            "PYTHONPATH": f"{c.workdir}:", "NCCL_DEBUG": "INFO" if r.random() < 0.5 else "WARN",
+            "KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+    for k in range(r.randrange(10, 60)):   # the env dump is long: CRI splits it into partial lines
+        envs[f"PADDLE_EXTRA_{k}"] = f"{r.randrange(16**12):012x}"
+    em.out("env " + repr(envs))
+    em.out(f"LAUNCH INFO {em.ts_comma()} ------------------------- ERROR LOG DETAIL -------------------------")
+    tail = err_lines[-r.randrange(5, 40):] if err_lines else []
+    em.block([t for t in tail], "stdout")
+    em.out(f"LAUNCH INFO {em.ts_comma()} Exit code {code}")
+
+
+def _shutdown_noise(c: Ctx, category: str) -> None:
+    """Lines printed after the real error: other ranks, destructors, DataLoader teardown."""
+    em, r = c.em, c.rng
+    k = r.random()
+    if k < 0.25 and category in ("gpu_oom", "unknown", "native_crash", "disk_full", "shm_exhausted") and c.job != "serving":
+        # the other ranks / a tee'd second worker keep going a little, then get SIGTERM
+        job = JOBS[c.job](c)
+        for i in range(r.randrange(3, 25)):
+            job.step_line(i, 100)
+            em.adv(r.uniform(0.5, 5))
+        em.err(f"I{em.ts_glog()} {em.tid + 7:5d} process_group_nccl.cc:{pick(r, (132, 155))}] ProcessGroupNCCL destruct ")
+    elif k < 0.45:
+        em.err(f"Exception ignored in: <function {pick(r, ('_DataLoaderIterMultiProcess.__del__', 'LogWriter.__del__', 'Predictor.__del__'))} "
+               f"at {c.hexaddr()}>")
+        py_tb(c, [(f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (705, 761)), "__del__", "self._try_shutdown_all()"),
+                  (f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (491, 512)), "_try_shutdown_all",
+                   "w.join(timeout=_WORKER_JOIN_TIMEOUT)")])
+        em.err(pick(r, ("KeyboardInterrupt: ", "AssertionError: can only join a started process",
+                        "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.")))
+    elif k < 0.6:
+        for _ in range(r.randrange(1, 6)):
+            em.glog("I", pick(r, ("process_group_nccl.cc:132", "tcp_store.cc:289", "comm_context_manager.cc:155")),
+                    pick(r, ("ProcessGroupNCCL destruct ", "receive shutdown event and so quit from MasterDaemon run loop",
+                             "Destroy the communication context")))
+    elif k < 0.7 and c.chinese:
+        em.out("训练异常退出，请检查日志", f"任务失败，退出码 {r.randrange(1, 3)}")
+
+
+def render_run(c: Ctx, category: str) -> tuple[str, int]:
+    """Write one run's output through c.em. Returns (scenario variant, exit code)."""
+    r, em = c.rng, c.em
+    job = JOBS[c.job](c)
+    phase = PHASE.get(category)
+    gpus_visible = c.extra.get("gpus_visible", True)
+    # ---- container start: shell + image banners
+    if c.extra.get("nv_base"):
+        cuda_banner(c)
+        if not gpus_visible:
+            cuda_banner_no_driver(c)
+    if c.extra.get("set_x"):
+        em.err(f"+ cd {c.workdir}")
+    if r.random() < 0.2:
+        pip_install(c)
+        if r.random() < 0.3:
+            hn_pip_resolver(c)
+    if r.random() < 0.15:
+        if gpus_visible:
+            nvidia_smi(c)
+        else:
+            em.err(pick(r, ("bash: nvidia-smi: command not found", "/entrypoint.sh: line 4: nvidia-smi: command not found")))
+    if c.extra.get("set_x"):
+        em.err(f"+ python3 {pick(r, ('tools/train.py -c configs/train.yml', 'train.py', 'infer.py --model_dir ' + c.model_dir))}")
+    em.adv(r.uniform(1, 8))
+    for _ in range(r.randrange(0, 3)):
+        sprinkle(c, 0.6)
+    variant = ""
+    err_lines: list = []
+
+    def fail() -> None:
+        nonlocal variant
+        em.record = err_lines
+        if c.extra.get("truncate"):
+            em.cap = em.n() + r.randrange(2, 12)
+        variant = ERRORS[category](c)
+        em.record = None
+
+    if phase == "import":
+        fail()
+        return _finish(c, category, variant, err_lines)
+    if c.legacy_code and c.major == 2:
+        for _ in range(r.randrange(1, 4)):
+            hn_fluid_deprecated(c)
+    if c.launch:
+        launch_banner(c)
+    if c.nnodes > 1 and r.random() < 0.5 and category != "distributed_comm_failure":
+        hn_retry_connect(c)
+    infer_like = c.job in ("infer", "serving")
+    if not infer_like:
+        job.header()
+    em.adv(r.uniform(0.5, 20))
+    if phase == "device":
+        fail()
+        return _finish(c, category, variant, err_lines)
+    device_lines(c)
+    if r.random() < 0.12:
+        hn_cudnn_mismatch(c)
+    if phase == "load" and (infer_like or r.random() < 0.7):
+        fail()
+        return _finish(c, category, variant, err_lines)
+    if infer_like:
+        job.header()
+    if phase == "load":
+        fail()
+        return _finish(c, category, variant, err_lines)
+    # ---- progress loop
+    n = max(1, c.n_progress)
+    dt = c.duration_s / n
+    eval_every = max(1, n // r.randrange(2, 6))
+    fail_at = -1
+    if phase == "step":
+        fail_at = int(n * (r.random() ** 1.5)) if category != "shm_exhausted" else int(n * r.random() ** 3)
+    save_fail = phase == "save"
+    p_noise = 0.02
+    for i in range(n):
+        if i == fail_at:
+            if category == "host_oom":
+                # memory grows until the kernel OOM killer strikes: maybe a last warning from a worker
+                if r.random() < 0.2:
+                    em.err(f"{c.pkg}/io/dataloader/dataloader_iter.py:{pick(r, (473, 503))}: UserWarning: DataLoader "
+                           "worker memory usage is high, consider reducing num_workers or prefetch_factor")
+            fail()
+            return _finish(c, category, variant, err_lines)
+        job.step_line(i, n)
+        em.adv(dt)
+        if r.random() < p_noise:
+            sprinkle(c, 1.0)
+        if i and i % eval_every == 0:
+            job.eval()
+            if save_fail and (r.random() < 0.5 or i + eval_every >= n):
+                fail()
+                return _finish(c, category, variant, err_lines)
+            job.save(best=r.random() < 0.5)
+    if save_fail or fail_at >= n:
+        fail()
+        return _finish(c, category, variant, err_lines)
+    job.done()
+    if c.launch:
+        em.out(f"LAUNCH INFO {em.ts_comma()} Pod completed")
+        em.out(f"LAUNCH INFO {em.ts_comma()} Exit code 0")
+    return "ok", 0
+
+
+def _finish(c: Ctx, category: str, variant: str, err_lines: list) -> tuple[str, int]:
+    code = exit_code_for(category, variant)
+    if c.extra.get("truncate"):
+        return variant + "+truncated", code
+    if category == "host_oom":
+        if c.launch and variant != "launch_sigkill" and c.rng.random() < 0.5:
+            _launch_failure_tail(c, err_lines, -9)
+        return variant, code
+    if c.launch:
+        _launch_failure_tail(c, err_lines, code)
+    elif c.rng.random() < 0.5:
+        _shutdown_noise(c, category)
+    return variant, code

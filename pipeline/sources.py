@@ -11,6 +11,7 @@ Contract used by the rest of the pipeline:
   fingerprint(logfile, n=1024) -> sha1 hex of the first n decompressed bytes
   head_fingerprint(logfile, cap=1024) -> (sha1 hex, n_bytes) with n_bytes = min(cap, decompressed size)
   head_size(logfile, cap=1024) -> n_bytes
+  read_head(logfile, n=1024) -> the first n decompressed bytes
   image_tag(image) -> tag ("latest" when the image has none)
   sniff_format(sample) / logfile_for_path(path): one file given by hand (`logml predict`)
 
@@ -515,6 +516,11 @@ def fingerprint(logfile: LogFile, n: int = 1024) -> str:
 def head_size(logfile: LogFile, cap: int = 1024) -> int:
     """min(cap, decompressed size), counting only what can be decoded."""
     return head_fingerprint(logfile, cap)[1]
+
+
+def read_head(logfile: LogFile, n: int = 1024) -> bytes:
+    """The first n decompressed bytes (fewer if shorter; b"" if unreadable), gzip detected by content."""
+    return _read_head(logfile.path, n)
 
 
 def _read_head(path: str, n: int) -> bytes:

@@ -61,7 +61,7 @@ def ensure_venv(name: str) -> None:
     VENV_ROOT.mkdir(parents=True, exist_ok=True)
     if not (vdir / "bin" / "python").exists():
         subprocess.run([BASE_PYTHON, "-m", "venv", str(vdir)], check=True)
-    pip = [str(vdir / "bin" / "python"), "-m", "pip", "install", "-q"]
+    pip = [str(vdir / "bin" / "python"), "-m", "pip", "install", "-qq"]
     for step in spec["steps"]:
         print(f"[venv]   pip install {' '.join(step)}", flush=True)
         subprocess.run(pip + list(step), check=True)

@@ -161,8 +161,10 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
         "paddle.load of a checkpoint on an unmounted volume", cmd="python train.py --resume /data/output/epoch_20.pdparams")
 add("file_not_found", "missing_dataset_dir", "dataset_folder", V331, "file_not_found/dataset_folder.py",
     "paddle.vision.datasets.DatasetFolder on a missing dataset dir", cmd="python train.py --data /data/imagenet/train")
-add("file_not_found", "missing_dataset_dir", "image_folder", V331, "file_not_found/image_folder.py",
+add("file_not_found", "missing_dataset_dir", "image_folder", V331, {"file_not_found/image_folder.py": "predict.py"},
     "paddle.vision.datasets.ImageFolder on a missing folder", cmd="python predict.py --images /data/test_images")
+add("file_not_found", "missing_entry_script", "paddle331", V331, {"file_not_found/image_folder.py": "tools/predict.py"},
+    "entry script not in the image/volume (wrong working dir): python can't open file", cmd="python predict.py --images /data/test_images")
 add("file_not_found", "missing_label_file", "paddle331", V331, "file_not_found/label_file.py",
     "user code opens a label list that is not mounted", cmd="python train.py --label_list /data/labels/train_list.txt")
 
@@ -328,3 +330,9 @@ add("no_failure", "inference_enable_use_gpu_cpu_build", "paddle262", V262,
     {"no_failure/enable_use_gpu.py": "infer.py", "common/export_model.py": "export_model.py"},
     "CPU wheel, Paddle Inference config.enable_use_gpu(500, 0): silently runs on CPU, finishes",
     cmd="python infer.py", setup=[(V262, EXPORT)])
+add("api_incompatible", "legacy_code_on_paddle26", "compiled_program_with_data_parallel", V262,
+    "api_incompatible/compiled_program_dp.py", "Paddle 2.0-2.4 code on 2.6.2: CompiledProgram.with_data_parallel")
+add("api_incompatible", "legacy_code_on_paddle26", "static_nn_fc_act", V262,
+    "api_incompatible/static_nn_fc_act.py", "Paddle 2.0-2.4 code on 2.6.2: static.nn.fc(act=...)")
+add("api_incompatible", "legacy_code_on_paddle26", "adam_parameter_list", V262,
+    "api_incompatible/adam_parameter_list.py", "Paddle 1.x code on 2.6.2: Adam(parameter_list=...)")

@@ -188,6 +188,14 @@ def test_latent_warnings_count_once_the_run_failed():
     assert v.category == "host_oom"
 
 
+def test_exit_code_decides_whether_a_traceback_means_failure():
+    warning = [ln for ln in HEALTHY if "compiled with CUDNN" in ln]
+    lines = warning + ["Traceback (most recent call last):", '  File "a.py", line 1, in <module>', "KeyError: 'x'"]
+    assert RS.match(events(lines), {"exit_code": 0}) is None        # survived
+    assert RS.match(events(lines)).category == "cuda_lib_missing"   # no exit code: the traceback counts
+    assert RS.match(events(lines), {"exit_code": 2}).category == "cuda_lib_missing"
+
+
 def test_empty_inputs():
     empty = pd.DataFrame(columns=EVENT_COLUMNS)
     assert RS.match(empty) is None

@@ -303,6 +303,47 @@ def test_tiny_blocks_give_the_same_result(tmp_path, block_size):
             (ref.lines, ref.line_nos, ref.end_offsets, ref.end_lines, reasons(ref))
 
 
+def _random_log(rng, fmt: str) -> bytes:
+    pieces = ["step 1 loss 0.5", "Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+              "中文 ünï", "\x1b[31mERROR\x1b[0m", "tab\there", "back\\slash", "", "x" * 300, "cr\r"]
+    out = []
+    for _ in range(rng.randrange(20, 60)):
+        text, stream = rng.choice(pieces), rng.choice(["stdout", "stderr"])
+        partial = rng.random() < 0.2
+        if fmt == "plain":
+            out.append(text.encode() + b"\n")
+        elif fmt == "docker":
+            out.append(dj(text if partial else text + "\n", stream))
+        else:
+            out.append(cri(text, stream, "P" if partial else "F"))
+        if rng.random() < 0.05:
+            out.append(b"\xff garbage {\n")
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("fmt", ["plain", "docker", "cri"])
+def test_random_logs_read_the_same_whatever_the_block_and_chunk_sizes(tmp_path, fmt):
+    import random
+
+    rng = random.Random(7)
+    for i in range(5):
+        data = _random_log(rng, fmt)
+        f = LogFile(write(tmp_path / f"{i}.log", data), fmt, 0, False)
+        ref = read_all(f)
+        assert ref.end_offsets == sorted(ref.end_offsets) and ref.resume_offset == len(data)
+        for block_size, chunk_lines in [(1, 1), (5, 3), (97, 1000)]:
+            got = read_all(f, block_size=block_size, chunk_lines=chunk_lines)
+            assert (got.lines, got.line_nos, got.ts, got.streams, got.end_offsets, got.end_lines) == \
+                (ref.lines, ref.line_nos, ref.ts, ref.streams, ref.end_offsets, ref.end_lines)
+            assert [(p.reason, p.line) for p in got.problems] == [(p.reason, p.line) for p in ref.problems]
+        # resuming after any line loses nothing; only inside a stream tangle are lines read again
+        for k in range(len(ref.lines)):
+            rest = read_all(f, start_offset=ref.end_offsets[k], start_line=ref.end_lines[k])
+            again = len(rest.lines) - (len(ref.lines) - k - 1)
+            assert again >= 0 and rest.line_nos == ref.line_nos[k + 1 - again:] and \
+                rest.lines == ref.lines[k + 1 - again:]
+
+
 # ------------------------------------------------------------------------------------------------
 # resume
 

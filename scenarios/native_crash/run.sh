@@ -2,4 +2,6 @@
 # container entrypoint
 echo "starting job $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 python train.py "$@"
-echo "job finished with status $?"
+status=$?
+echo "job finished with status $status"
+exit $status

@@ -1,0 +1,849 @@
+"""Deterministic simulator of a GPU fleet running PaddlePaddle containers (logs + ground truth).
+
+    simulate(out, hosts=20, days=7, seed=1, start="2026-11-16", runs_per_host_day=3.0, scale_lines=1.0)
+        -> SimSummary(runs, lines, bytes, categories)
+
+Writes the storage layout of shared/design.md under ``out``:
+
+    <host>/docker/containers/<cid>/<cid>-json.log[.1|.2.gz] + config.v2.json
+    <host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log (+ <n>.log.meta.json with the run's metadata)
+    <host>/files/<job>/train.log + train.log.meta.json
+    inventory.csv   host, gpu_model, driver_version, cuda_driver_max, node_pool
+    labels.csv      run_id, category, source (= simulated), scenario (= category/variant), note
+
+Failures come from causes in a fleet model, not from dice alone: every host has a GPU model and a driver
+(a cohort on driver 470 = CUDA 11.4), every image has a Paddle version, a CUDA/cuDNN runtime, the GPU
+architectures it was built for, and sometimes a defect (CPU wheel, missing libGL, no cuDNN, conflicting
+Python packages); every run has container settings (--gpus, --shm-size, memory limit, mounted volumes),
+a batch size, DataLoader workers, nodes. ``decide`` maps those facts to one taxonomy category in a fixed
+order of precedence; a few causes stay probabilistic (shared memory pressure, NCCL on a flaky pool...).
+Categories still missing after planning are planted by changing a cause of an otherwise healthy run, so
+labels stay consistent with the metadata.
+
+Determinism: every random draw comes from ``random.Random`` seeded by a SHA-256 of (seed, purpose, host,
+index...) — never the global generator, never Python's salted hash(), never the wall clock — and files are
+written in sorted order with fixed gzip headers, so the same arguments give byte-identical trees.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pipeline import simulate_text as T
+
+CATEGORIES = ("cuda_driver_too_old", "gpu_not_visible", "cuda_lib_missing", "gpu_arch_unsupported",
+              "system_lib_missing", "shm_exhausted", "gpu_oom", "host_oom", "model_version_incompatible",
+              "api_incompatible", "python_dependency_conflict", "distributed_comm_failure", "native_crash",
+              "disk_full", "file_not_found", "no_failure", "unknown")
+
+
+def rng_for(*parts) -> random.Random:
+    """A random.Random seeded from a stable hash of parts (never Python's salted hash())."""
+    h = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return random.Random(int.from_bytes(h[:16], "big"))
+
+
+def hexid(n: int, *parts) -> str:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:n]
+
+
+def vt(v: str) -> tuple:
+    return tuple(int(x) for x in v.split("."))
+
+
+# --------------------------------------------------------------------------------------------------
+# Fleet: GPUs, drivers, node pools, hosts
+
+
+@dataclass(frozen=True)
+class Gpu:
+    key: str
+    name: str
+    cc: str
+    mem_gb: float
+
+
+GPUS = {
+    "K80": Gpu("K80", "Tesla K80", "3.7", 11.2),
+    "P100": Gpu("P100", "Tesla P100-PCIE-16GB", "6.0", 16.0),
+    "V100": Gpu("V100", "Tesla V100-SXM2-16GB", "7.0", 16.0),
+    "T4": Gpu("T4", "Tesla T4", "7.5", 15.0),
+    "A10": Gpu("A10", "NVIDIA A10", "8.6", 24.0),
+    "A100-40GB": Gpu("A100-40GB", "NVIDIA A100-SXM4-40GB", "8.0", 40.0),
+    "A100-80GB": Gpu("A100-80GB", "NVIDIA A100-SXM4-80GB", "8.0", 80.0),
+    "H100": Gpu("H100", "NVIDIA H100 80GB HBM3", "9.0", 80.0),
+}
+
+# driver branch -> (full version, max CUDA runtime it supports)
+DRIVERS = {"470": ("470.239.06", "11.4"), "525": ("525.147.05", "12.0"), "535": ("535.183.01", "12.2"),
+           "550": ("550.127.05", "12.4"), "570": ("570.124.06", "12.8")}
+
+
+@dataclass(frozen=True)
+class Pool:
+    name: str
+    gpu: str
+    n_gpus: int
+    share: float
+    drivers: tuple          # driver branches used in this pool (non-470 cohort)
+    flaky_net: bool = False  # NCCL over a misconfigured RoCE fabric
+    multinode: bool = False
+
+
+POOLS = (
+    Pool("gpu-a10", "A10", 4, 0.20, ("535", "550", "570", "570")),
+    Pool("gpu-t4-infer", "T4", 4, 0.18, ("525", "550", "570")),
+    Pool("gpu-v100", "V100", 8, 0.15, ("535", "570")),
+    Pool("gpu-a100", "A100-40GB", 8, 0.14, ("550", "570"), multinode=True),
+    Pool("gpu-a100-roce", "A100-80GB", 8, 0.10, ("570",), flaky_net=True, multinode=True),
+    Pool("gpu-h100", "H100", 8, 0.10, ("570",), multinode=True),
+    Pool("gpu-legacy", "K80", 4, 0.07, ("470",)),
+    Pool("gpu-legacy", "P100", 4, 0.06, ("470", "535")),
+)
+
+
+@dataclass
+class Host:
+    name: str
+    pool: Pool
+    gpu: Gpu
+    driver: str             # branch
+    driver_version: str
+    cuda_max: str
+    small_disk: bool = False
+    disk_phase: int = 0     # day offset of the small disk's fill/cleanup cycle
+
+
+def build_fleet(hosts: int, seed: int) -> list[Host]:
+    r = rng_for(seed, "fleet")
+    width = max(2, len(str(hosts)))
+    names = [f"h{i:0{width}d}" for i in range(1, hosts + 1)]
+    # pool quotas by largest remainder; legacy pools get their couple of hosts
+    raw = [p.share * hosts for p in POOLS]
+    quota = [int(x) for x in raw]
+    for i in sorted(range(len(POOLS)), key=lambda i: (-(raw[i] - quota[i]), i))[: hosts - sum(quota)]:
+        quota[i] += 1
+    if hosts >= 10:
+        for i, p in enumerate(POOLS):
+            if p.gpu in ("K80", "P100") and quota[i] == 0:
+                big = max(range(len(POOLS)), key=lambda j: (quota[j], -j))
+                quota[big] -= 1
+                quota[i] += 1
+    slots = [p for p, q in zip(POOLS, quota) for _ in range(q)]
+    r.shuffle(slots)
+    fleet = [Host(n, p, GPUS[p.gpu], "", "", "") for n, p in zip(names, slots)]
+    # the driver-470 cohort: ~15% of hosts, at least 2 once there are 6 hosts; K80 hosts are always on 470
+    want = max(round(0.15 * hosts), 2 if hosts >= 6 else 1 if hosts >= 3 else 0)
+    forced = [h for h in fleet if h.pool.drivers == ("470",)]
+    others = [h for h in fleet if h.pool.drivers != ("470",) and h.gpu.key in ("P100", "T4", "V100", "A10")]
+    r.shuffle(others)
+    cohort = {h.name for h in forced + others[: max(0, want - len(forced))]}
+    for h in fleet:
+        br = "470" if h.name in cohort else r.choice([d for d in h.pool.drivers if d != "470"] or ["535"])
+        h.driver = br
+        h.driver_version, h.cuda_max = DRIVERS[br]
+    # a host or two with a small data volume that fills up during the week
+    cands = [h for h in fleet]
+    r.shuffle(cands)
+    for h in cands[: (1 if hosts >= 4 else 0) + (1 if hosts >= 10 else 0) + hosts // 50]:
+        h.small_disk = True
+        h.disk_phase = r.randrange(4)
+    return fleet
+
+
+# --------------------------------------------------------------------------------------------------
+# Images
+
+
+@dataclass(frozen=True)
+class Image:
+    ref: str
+    paddle: str
+    cuda: str
+    cudnn: str
+    python: str = "3.10"
+    site: str = "/usr/local/lib/python3.10/dist-packages"
+    archs: tuple = ("6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.9", "9.0")
+    base: str = ""
+    missing_sys_lib: str = ""      # system_lib_missing
+    cpu_wheel: bool = False        # gpu_not_visible
+    missing_cuda_lib: str = ""     # cuda_lib_missing
+    dep_conflict: str = ""         # python_dependency_conflict: numpy2 | protobuf | markupsafe | module
+    custom_ops: bool = False       # native_crash risk
+    nv_base: bool = False          # built FROM nvidia/cuda (prints the CUDA banner)
+
+    @property
+    def gen(self) -> str:
+        v = vt(self.paddle)
+        return "1x" if v[0] < 2 else "20" if v < (2, 3) else "2x" if v[0] == 2 else "3x"
+
+    @property
+    def major(self) -> int:
+        return vt(self.paddle)[0]
+
+
+_ARCH_112 = ("3.5", "3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6")
+_ARCH_101 = ("3.5", "3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5")
+_PY38_CONDA = dict(python="3.8", site="/opt/conda/lib/python3.8/site-packages")
+_PY37 = dict(python="3.7", site="/usr/local/lib/python3.7/dist-packages")
+_OFF = "paddlepaddle/paddle:"
+
+IMAGES = {i.ref: i for i in (
+    Image(_OFF + "2.6.0-gpu-cuda11.2-cudnn8", "2.6.0", "11.2", "8.2", archs=_ARCH_112),
+    Image(_OFF + "2.6.0-gpu-cuda11.8-cudnn8", "2.6.0", "11.8", "8.6"),
+    Image(_OFF + "2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6", "2.6.2", "12.0", "8.9"),
+    Image(_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9", "3.0.0", "11.8", "8.9"),
+    Image(_OFF + "3.0.0-gpu-cuda12.6-cudnn9.5", "3.0.0", "12.6", "9.5"),
+    Image(_OFF + "latest-gpu", "3.1.0", "12.6", "9.5"),
+    Image(_OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev", "3.1.0", "12.6", "9.5"),
+    Image(_OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4", "2.4.2", "11.7", "8.4", **_PY37),
+    Image(_OFF + "2.1.2-gpu-cuda11.2-cudnn8", "2.1.2", "11.2", "8.1", archs=_ARCH_112, **_PY37),
+    # team images, each FROM a known base
+    Image("registry.local/ocr/ppocr-train:v4", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
+    Image("registry.local/ocr/ppocr-train:v5-slim", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9",
+          missing_sys_lib="libGL.so.1"),
+    Image("registry.local/ocr/paddlex-ocr:3.0", "3.0.0", "12.6", "9.5", base=_OFF + "3.0.0-gpu-cuda12.6-cudnn9.5"),
+    Image("registry.local/det/ppdet-train:2.7", "2.6.2", "12.0", "8.9", base=_OFF + "2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6"),
+    Image("registry.local/det/ppdet-train:2.8-rc", "3.0.0", "12.6", "9.5", base=_OFF + "3.0.0-gpu-cuda12.6-cudnn9.5",
+          dep_conflict="numpy2"),
+    Image("registry.local/det/ppdet-rotate-ops:1.2", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          custom_ops=True, missing_sys_lib="libgthread-2.0.so.0"),
+    Image("registry.local/det/ppdet-rotate-ops:1.3", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          custom_ops=True),
+    Image("registry.local/nlp/paddlenlp:3.0b2", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
+    Image("registry.local/nlp/paddlenlp:2.8-pb4", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          dep_conflict="protobuf"),
+    Image("registry.local/nlp/uie-train:conda", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          dep_conflict="markupsafe", **_PY38_CONDA),
+    Image("registry.local/infer/paddle-infer:2.6-cpuwheel", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          cpu_wheel=True),
+    Image("registry.local/infer/paddle-infer:2.6-sm70-86", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          archs=("7.0", "7.5", "8.0", "8.6")),
+    Image("registry.local/infer/ppocr-infer:v4-runtime", "2.6.1", "11.8", "8.6", base="nvidia/cuda:11.8.0-runtime-ubuntu22.04",
+          missing_cuda_lib="libcudnn.so", nv_base=True, python="3.10"),
+    Image("registry.local/infer/ppocr-infer:v4-cudnn", "2.6.1", "11.8", "8.6", base="nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04",
+          nv_base=True),
+    Image("registry.local/serving/ocr-serving:0.9-cuda11.2", "2.4.2", "11.2", "8.2",
+          base="registry.baidubce.com/paddlepaddle/serving:0.9.0-cuda11.2-cudnn8-runtime", archs=_ARCH_112[2:], **_PY37),
+    Image("registry.local/search/ernie-legacy:1.8", "1.8.5", "10.1", "7.6", base=_OFF + "1.8.5-gpu-cuda10.1-cudnn7",
+          archs=_ARCH_101, **_PY37),
+)}
+
+
+def image_tag(ref: str) -> str:
+    last = ref.rsplit("/", 1)[-1]
+    return last.split(":", 1)[1] if ":" in last else "latest"
+
+
+# --------------------------------------------------------------------------------------------------
+# Jobs (what teams run) and where they run
+
+
+@dataclass(frozen=True)
+class JobTemplate:
+    name: str
+    team: str
+    kind: str                     # simulate_text.JOBS key
+    images: tuple                 # ((weight, image ref), ...)
+    batches: tuple                # per-GPU batch sizes
+    gb_base: float                # GPU memory of the model + optimizer (GB)
+    gb_per_sample: float          # GPU memory per sample of a batch (GB)
+    workers: tuple = (0, 2, 4, 8)
+    host_gb_per_worker: float = 2.5
+    hours: tuple = (0.5, 12.0)    # wall time range of a full run
+    progress: tuple = (12, 120)   # progress lines of a full run (before scale_lines)
+    legacy_p: float = 0.0         # share of runs whose code still uses paddle.fluid
+    multinode_p: float = 0.0
+    saves: bool = True            # writes checkpoints to the data volume
+    chinese_p: float = 0.0
+    workdir: str = "/workspace"
+
+
+JOB_TEMPLATES = {j.name: j for j in (
+    JobTemplate("ppocr-rec-train", "ocr", "ocr",
+                ((5, "registry.local/ocr/ppocr-train:v4"), (0.5, "registry.local/ocr/ppocr-train:v5-slim"),
+                 (1.0, "registry.local/ocr/paddlex-ocr:3.0"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
+                 (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9")),
+                (64, 128, 256), 2.0, 0.05, legacy_p=0.04, chinese_p=0.3, workdir="/paddle"),
+    JobTemplate("ppocr-det-train", "ocr", "ocr",
+                ((4, "registry.local/ocr/ppocr-train:v4"), (0.4, "registry.local/ocr/ppocr-train:v5-slim"),
+                 (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"), (0.5, _OFF + "3.0.0-gpu-cuda12.6-cudnn9.5")),
+                (8, 16, 32), 3.0, 0.55, chinese_p=0.3, workdir="/paddle"),
+    JobTemplate("ppdet-train", "det", "det",
+                ((4, "registry.local/det/ppdet-train:2.7"), (0.5, "registry.local/det/ppdet-train:2.8-rc"),
+                 (0.3, "registry.local/det/ppdet-rotate-ops:1.2"), (1.2, "registry.local/det/ppdet-rotate-ops:1.3"),
+                 (1, _OFF + "2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
+                 (0.3, _OFF + "latest-gpu")),
+                (2, 4, 8, 16), 4.0, 1.1, workers=(2, 4, 8), host_gb_per_worker=4.0, legacy_p=0.05),
+    JobTemplate("paddlenlp-finetune", "nlp", "nlp",
+                ((3, "registry.local/nlp/paddlenlp:3.0b2"), (0.3, "registry.local/nlp/paddlenlp:2.8-pb4"),
+                 (0.4, "registry.local/nlp/uie-train:conda"), (1, _OFF + "3.0.0-gpu-cuda12.6-cudnn9.5"),
+                 (0.5, _OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
+                (4, 8, 16, 32), 6.0, 0.9, workers=(0, 1, 2, 4), host_gb_per_worker=3.0, hours=(1, 30),
+                multinode_p=0.35, chinese_p=0.25),
+    JobTemplate("batch-infer", "infer", "infer",
+                ((0.3, "registry.local/infer/paddle-infer:2.6-cpuwheel"), (1.5, "registry.local/infer/paddle-infer:2.6-sm70-86"),
+                 (0.5, "registry.local/infer/ppocr-infer:v4-runtime"), (1.5, "registry.local/infer/ppocr-infer:v4-cudnn"),
+                 (2, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"), (1.5, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
+                 (0.5, _OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4")),
+                (1, 4, 8, 16, 32), 1.5, 0.12, workers=(0, 2), hours=(0.2, 4), progress=(8, 90), saves=False),
+    JobTemplate("ocr-serving", "serving", "serving",
+                ((3, "registry.local/serving/ocr-serving:0.9-cuda11.2"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
+                (1, 4, 8), 1.5, 0.1, workers=(0,), hours=(4, 48), progress=(20, 200), saves=False),
+    JobTemplate("ernie-legacy-train", "search", "nlp",
+                ((2, "registry.local/search/ernie-legacy:1.8"), (1.5, _OFF + "2.1.2-gpu-cuda11.2-cudnn8"),
+                 (0.4, _OFF + "latest-gpu"), (0.4, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
+                (8, 16, 32), 3.0, 0.4, workers=(0, 2), legacy_p=1.0, chinese_p=0.5, workdir="/home/work/ernie"),
+)}
+
+# which jobs the scheduler puts on which pool (weights)
+POOL_JOBS = {
+    "gpu-a10": ((3, "ppocr-rec-train"), (1.5, "ppocr-det-train"), (2, "ppdet-train"), (1.5, "batch-infer"),
+                (1, "ocr-serving"), (0.3, "ernie-legacy-train"), (0.6, "paddlenlp-finetune")),
+    "gpu-t4-infer": ((4, "batch-infer"), (3, "ocr-serving"), (1, "ppocr-rec-train"), (0.3, "ernie-legacy-train")),
+    "gpu-v100": ((2, "ppocr-rec-train"), (1.5, "ppocr-det-train"), (2, "ppdet-train"), (1, "paddlenlp-finetune"),
+                 (1, "ernie-legacy-train"), (0.5, "batch-infer")),
+    "gpu-a100": ((3, "paddlenlp-finetune"), (2, "ppdet-train"), (1, "ppocr-rec-train"), (0.5, "batch-infer")),
+    "gpu-a100-roce": ((4, "paddlenlp-finetune"), (1, "ppdet-train"), (0.5, "ppocr-det-train")),
+    "gpu-h100": ((4, "paddlenlp-finetune"), (1, "ppdet-train"), (0.8, "batch-infer"), (0.3, "ernie-legacy-train")),
+    "gpu-legacy": ((3, "ernie-legacy-train"), (1.5, "batch-infer"), (1, "ppocr-rec-train")),
+}
+
+NAMESPACES = {"ocr": "ocr-train", "det": "vision-det", "nlp": "nlp", "infer": "inference", "serving": "serving",
+              "search": "search-legacy"}
+
+
+# --------------------------------------------------------------------------------------------------
+# A planned run and the causal decision of its outcome
+
+
+@dataclass
+class RunSpec:
+    key: str                  # "<host>/<day>/<index>": stable identity for random streams
+    host: Host
+    day: int
+    index: int
+    start_ns: int
+    job: JobTemplate
+    image: Image
+    fmt: str                  # docker | cri | plain
+    gpus: bool                # started with --gpus / nvidia runtime
+    shm_small: bool           # /dev/shm left at the 64m default
+    num_workers: int
+    batch: int
+    n_gpus: int
+    nnodes: int
+    mem_limit_gb: int         # container memory limit (0 = none)
+    volume_mounted: bool
+    model_version: str        # version of Paddle that exported the model it loads (infer/serving)
+    legacy_code: bool
+    amp: bool
+    hours: float
+    progress: int
+    u: dict = field(default_factory=dict)   # uniforms for the probabilistic causes
+    long: bool = False        # a long run (docker rotates its log)
+    category: str = ""
+    cause: str = ""
+    planted: bool = False
+
+
+def _gpu_need(s: RunSpec) -> float:
+    return s.job.gb_base + s.batch * s.job.gb_per_sample * (0.6 if s.amp else 1.0)
+
+
+def _host_need(s: RunSpec) -> float:
+    return 4.0 + s.num_workers * s.job.host_gb_per_worker * (1 + s.batch / 256)
+
+
+def _disk_fill(s: RunSpec) -> float:
+    """Chance a checkpoint write fails: the small data volume fills up over a few days, then someone cleans it."""
+    if not s.host.small_disk:
+        return 0.0
+    return (0.0, 0.0, 0.4, 0.85)[(s.day + s.host.disk_phase) % 4]
+
+
+def decide(s: RunSpec) -> tuple[str, str]:
+    """(category, cause) from the run's facts, in order of precedence (the first failure wins)."""
+    im, h, j, u = s.image, s.host, s.job, s.u
+    cv2_job = j.kind in ("ocr", "det", "infer", "serving")
+    if im.missing_sys_lib and (cv2_job or not im.missing_sys_lib.startswith(("libGL", "libgthread", "libSM"))):
+        return "system_lib_missing", f"{im.missing_sys_lib} missing from image {im.ref}"
+    if im.dep_conflict and u["dep"] < 0.7:
+        return "python_dependency_conflict", f"{im.dep_conflict} conflict baked into {im.ref}"
+    if s.legacy_code and (im.major >= 3 or vt(im.paddle) >= (2, 5)):
+        return "api_incompatible", f"paddle.fluid code on Paddle {im.paddle}"
+    if not s.gpus:
+        return "gpu_not_visible", "container started without --gpus"
+    if im.cpu_wheel:
+        return "gpu_not_visible", f"CPU paddlepaddle wheel in {im.ref}"
+    if vt(im.cuda) > vt(h.cuda_max):
+        return "cuda_driver_too_old", (f"image CUDA {im.cuda} > host driver {h.driver_version} max CUDA {h.cuda_max}")
+    if h.gpu.cc not in im.archs:
+        return "gpu_arch_unsupported", f"{im.ref} built without sm_{h.gpu.cc.replace('.', '')} ({h.gpu.key})"
+    if im.missing_cuda_lib:
+        return "cuda_lib_missing", f"{im.missing_cuda_lib} absent from {im.ref}"
+    if not s.volume_mounted:
+        return "file_not_found", "data/model volume not mounted"
+    if j.kind in ("infer", "serving") and (
+            (vt(s.model_version)[0] >= 3 > im.major) or (vt(s.model_version) > vt(im.paddle) and u["model"] < 0.4)):
+        return "model_version_incompatible", f"model exported by Paddle {s.model_version}, image has {im.paddle}"
+    if s.nnodes > 1 and u["nccl"] < (0.45 if h.pool.flaky_net else 0.05):
+        return "distributed_comm_failure", f"NCCL across {s.nnodes} nodes on pool {h.pool.name}"
+    if s.num_workers > 0 and s.shm_small and u["shm"] < min(0.7, 0.02 * s.num_workers * (1 + s.batch / 64)):
+        return "shm_exhausted", f"{s.num_workers} DataLoader workers with 64m /dev/shm"
+    need, have = _gpu_need(s), h.gpu.mem_gb * 0.95
+    if need > have or (need > 0.85 * have and u["oom"] < 0.5):
+        return "gpu_oom", f"needs ~{need:.1f}GB on a {h.gpu.mem_gb:.0f}GB {h.gpu.key} (batch {s.batch})"
+    if s.mem_limit_gb and _host_need(s) > s.mem_limit_gb and u["hostoom"] < 0.8:
+        return "host_oom", f"needs ~{_host_need(s):.0f}GB host memory, limit {s.mem_limit_gb}g"
+    if j.saves and u["disk"] < _disk_fill(s):
+        return "disk_full", f"small data volume on {h.name} full"
+    if u["native"] < (0.06 if im.custom_ops else 0.006):
+        return "native_crash", "crash in native code" + (" (custom op)" if im.custom_ops else "")
+    if u["bug"] < 0.035:
+        return "unknown", "bug in user code"
+    return "no_failure", ""
+
+
+_FIXED_U = ("dep", "model", "nccl", "shm", "oom", "hostoom", "disk", "native", "bug")
+
+
+def _wchoice(r: random.Random, pairs):
+    return T.wpick(r, list(pairs))
+
+
+def _pin_for_old_driver(r: random.Random, host: Host, jt: JobTemplate, image: Image) -> Image:
+    """Teams that know about the old-driver nodes pin an image whose CUDA the driver supports (most of the time)."""
+    if vt(image.cuda) <= vt(host.cuda_max) or r.random() < 0.35:
+        return image
+    ok = [ref for _, ref in jt.images if vt(IMAGES[ref].cuda) <= vt(host.cuda_max)]
+    return IMAGES[ok[0] if ok else _OFF + "2.6.0-gpu-cuda11.2-cudnn8"]
+
+
+def plan_run(seed: int, host: Host, day: int, index: int, t0: int) -> RunSpec:
+    r = rng_for(seed, "plan", host.name, day, index)
+    jt = JOB_TEMPLATES[_wchoice(r, [(w, n) for w, n in POOL_JOBS[host.pool.name]])]
+    image = IMAGES[_wchoice(r, jt.images)]
+    fmt = _wchoice(r, [(50, "docker"), (30, "cri"), (20, "plain")])
+    start = t0 + day * 86400 * T.NS + int(r.uniform(0, 86400) * T.NS)
+    batch = r.choice(jt.batches)
+    if r.random() < 0.8:     # most people size the batch to the GPU they get
+        while batch > min(jt.batches) and jt.gb_base + batch * jt.gb_per_sample > 0.8 * host.gpu.mem_gb:
+            batch //= 2
+    image = _pin_for_old_driver(r, host, jt, image)
+    n_gpus = 1 if jt.kind in ("infer", "serving") else r.choice((1, 1, 2, 4, host.pool.n_gpus))
+    nnodes = 2 if (host.pool.multinode and r.random() < jt.multinode_p) else 1
+    if nnodes > 1:
+        n_gpus = host.pool.n_gpus
+    hours = r.uniform(*jt.hours)
+    progress = r.randrange(*jt.progress)
+    long = r.random() < 0.05                # a few long runs (docker rotates their logs)
+    if long:
+        progress *= r.randrange(5, 12)
+        hours *= 3
+    spec = RunSpec(
+        key=f"{host.name}/{day}/{index}", host=host, day=day, index=index, start_ns=start, job=jt, image=image,
+        fmt=fmt, gpus=r.random() > 0.02, shm_small=r.random() < (0.3 if fmt == "cri" else 0.35),
+        num_workers=r.choice(jt.workers), batch=batch, n_gpus=n_gpus, nnodes=nnodes,
+        mem_limit_gb=r.choice((0, 0, 0, 16, 32, 64, 128)) if fmt != "plain" else r.choice((0, 0, 32, 64)),
+        volume_mounted=r.random() > (0.05 if jt.kind in ("infer", "serving") else 0.02),
+        model_version=_wchoice(r, [(6, "2.6.0"), (1, "2.4.2"), (0.5, "3.0.0")]) if jt.kind in ("infer", "serving") else "",
+        legacy_code=r.random() < jt.legacy_p, amp=r.random() < 0.3, hours=hours, progress=progress,
+        u={k: r.random() for k in _FIXED_U}, long=long)
+    spec.category, spec.cause = decide(spec)
+    return spec
+
+
+# mutations that introduce one cause into a healthy run, tried in order when a category must be planted
+def _mutations(s: RunSpec, cat: str):
+    imgs = [IMAGES[k] for k in sorted(IMAGES)]
+    if cat in ("cuda_driver_too_old", "gpu_arch_unsupported", "cuda_lib_missing", "system_lib_missing",
+               "python_dependency_conflict"):
+        for im in imgs:
+            yield replace(s, image=im)
+    if cat == "gpu_not_visible":
+        yield replace(s, gpus=False)
+    if cat == "api_incompatible":
+        for im in imgs:
+            yield replace(s, legacy_code=True, image=im)
+    if cat == "file_not_found":
+        yield replace(s, volume_mounted=False)
+    if cat == "model_version_incompatible" and s.job.kind in ("infer", "serving"):
+        yield replace(s, model_version="3.0.0")
+        for im in imgs:
+            yield replace(s, model_version="3.0.0", image=im)
+    if cat == "distributed_comm_failure" and s.host.pool.multinode:
+        yield replace(s, nnodes=2, n_gpus=s.host.pool.n_gpus, u={**s.u, "nccl": 0.0})
+    if cat == "shm_exhausted":
+        yield replace(s, shm_small=True, num_workers=max(s.num_workers, max(s.job.workers)), u={**s.u, "shm": 0.0})
+    if cat == "gpu_oom":
+        for k in (2, 4, 8, 16, 32, 64):
+            yield replace(s, batch=s.batch * k, u={**s.u, "oom": 0.0})
+    if cat == "host_oom":
+        yield replace(s, mem_limit_gb=8, num_workers=max(s.num_workers, max(s.job.workers), 1), u={**s.u, "hostoom": 0.0})
+    if cat == "disk_full" and s.job.saves and _disk_fill(s) > 0:
+        yield replace(s, u={**s.u, "disk": 0.0})
+    if cat == "native_crash":
+        yield replace(s, u={**s.u, "native": 0.0})
+    if cat == "unknown":
+        yield replace(s, u={**s.u, "bug": 0.0})
+
+
+def plant(specs: list[RunSpec], seed: int, minimum: int) -> None:
+    """Make sure every category appears at least `minimum` times (changing causes, never labels)."""
+    order = sorted(range(len(specs)), key=lambda i: hexid(16, seed, "plant", specs[i].key))
+    for cat in CATEGORIES:
+        have = sum(1 for s in specs if s.category == cat)
+        if cat == "no_failure" or have >= minimum:
+            continue
+        for i in order:
+            s = specs[i]
+            if s.category != "no_failure" or s.planted:
+                continue
+            for m in _mutations(s, cat):
+                c, cause = decide(m)
+                if c == cat:
+                    m.category, m.cause, m.planted = c, cause, True
+                    specs[i] = m
+                    have += 1
+                    break
+            if have >= minimum:
+                break
+
+
+# --------------------------------------------------------------------------------------------------
+# Writers: docker json-file (with rotation), Kubernetes CRI, plain text
+
+_enc = json.encoder.encode_basestring   # C implementation; keeps non-ASCII as UTF-8 like docker does
+_ts_cache: dict = {}
+
+
+def rfc3339nano(t: int) -> str:
+    """Go's time.RFC3339Nano in UTC: trailing zeros of the fraction trimmed."""
+    sec, frac = divmod(t, T.NS)
+    head = _ts_cache.get(sec)
+    if head is None:
+        if len(_ts_cache) > 4096:
+            _ts_cache.clear()
+        head = _ts_cache[sec] = dt.datetime.fromtimestamp(sec, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    f = f"{frac:09d}".rstrip("0")
+    return f"{head}.{f}Z" if f else f"{head}Z"
+
+
+def docker_line(t: int, stream: str, text: str, newline: bool = True) -> str:
+    s = _enc(text + "\n" if newline else text)
+    if "<" in s or ">" in s or "&" in s:     # Go's encoder escapes HTML characters
+        s = s.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'{{"log":{s},"stream":"{stream}","time":"{rfc3339nano(t)}"}}\n'
+
+
+DOCKER_PARTIAL = 16 * 1024     # docker splits longer lines into entries without a trailing newline
+CRI_PARTIAL = 2048             # lines longer than this are written as P pieces + an F piece
+
+
+class LogWriter:
+    """Streams formatted lines to a log file; docker logs can rotate (max-file 3, older files gzipped)."""
+
+    def __init__(self, path: Path, fmt: str, rotate_bytes: int = 0):
+        self.path, self.fmt, self.rotate_bytes = path, fmt, rotate_bytes
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(path, "w", encoding="utf-8", newline="\n")
+        self.size = 0
+        self.lines = 0
+        self.file_lines = 0
+        self.dropped = 0
+        self.last_t = 0
+        self.rotated: list[int] = []    # line counts of .1, .2.gz
+
+    def write(self, batch: list) -> None:
+        fmt = self.fmt
+        parts = []
+        if fmt == "docker":
+            for t, stream, text in batch:
+                if len(text) > DOCKER_PARTIAL:
+                    for k in range(0, len(text), DOCKER_PARTIAL):
+                        piece = text[k:k + DOCKER_PARTIAL]
+                        parts.append(docker_line(t, stream, piece, newline=k + DOCKER_PARTIAL >= len(text)))
+                else:
+                    parts.append(docker_line(t, stream, text))
+        elif fmt == "cri":
+            for t, stream, text in batch:
+                if len(text) > CRI_PARTIAL:
+                    n = len(text)
+                    for k in range(0, n, CRI_PARTIAL):
+                        tag = "F" if k + CRI_PARTIAL >= n else "P"
+                        parts.append(f"{rfc3339nano(t + k)} {stream} {tag} {text[k:k + CRI_PARTIAL]}\n")
+                else:
+                    parts.append(f"{rfc3339nano(t)} {stream} F {text}\n")
+        else:
+            parts = [text + "\n" for _, _, text in batch]
+        if batch:
+            self.last_t = batch[-1][0]
+        if self.rotate_bytes:
+            for p in parts:
+                self.fh.write(p)
+                self.size += len(p)
+                self.file_lines += 1
+                if self.size >= self.rotate_bytes:
+                    self._rotate()
+        else:
+            data = "".join(parts)
+            self.fh.write(data)
+            self.size += len(data)
+            self.file_lines += len(parts)
+        self.lines += len(parts)
+
+    def _rotate(self) -> None:
+        """docker json-file with max-size/max-file=3/compress=true: live -> .1, .1 -> .2.gz, old .2.gz dropped."""
+        self.fh.close()
+        p1 = self.path.with_name(self.path.name + ".1")
+        p2 = self.path.with_name(self.path.name + ".2.gz")
+        if p1.exists():
+            if p2.exists():
+                p2.unlink()
+                self.dropped += self.rotated.pop()
+            with open(p1, "rb") as src, open(p2, "wb") as raw, \
+                    gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
+                shutil.copyfileobj(src, gz, 1 << 20)
+            p1.unlink()
+        os.replace(self.path, p1)
+        self.rotated.insert(0, self.file_lines)
+        self.fh = open(self.path, "w", encoding="utf-8", newline="\n")
+        self.size = 0
+        self.file_lines = 0
+
+    def close(self) -> int:
+        self.fh.close()
+        return self.lines - self.dropped
+
+
+def _write_json(path: Path, obj) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        json.dump(obj, f, indent=None, sort_keys=False, ensure_ascii=False)
+        f.write("\n")
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering one run to disk
+
+
+@dataclass
+class SimSummary:
+    runs: int
+    lines: int
+    bytes: int
+    categories: dict = field(default_factory=dict)
+
+
+_CONTAINER_NAMES = {"ocr": "trainer", "det": "trainer", "nlp": "paddle", "infer": "infer", "serving": "serving"}
+
+
+def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, scale_lines: float, hostname: str) -> T.Ctx:
+    im, h, j = s.image, s.host, s.job
+    pool_idx = [p.name for p in POOLS].index(h.pool.name)
+    host_idx = int("".join(ch for ch in h.name if ch.isdigit()) or 0)
+    ips = [f"10.{10 + pool_idx}.{host_idx % 250}.{11 + k}" for k in range(s.nnodes)] if s.nnodes > 1 else []
+    c = T.Ctx(
+        rng=r, em=em, job=j.kind, paddle=im.paddle, gen=im.gen, cuda=im.cuda, cudnn=im.cudnn, site=im.site,
+        python=im.python, gpu_name=h.gpu.name, cc=h.gpu.cc, gpu_mem_gb=h.gpu.mem_gb, driver_api=h.cuda_max,
+        driver_version=h.driver_version, n_gpus=s.n_gpus, nnodes=s.nnodes, batch_size=s.batch,
+        num_workers=s.num_workers, epochs=r.choice((3, 10, 20, 100, 300, 500)),
+        n_progress=max(1, int(round(s.progress * scale_lines))), duration_s=s.hours * 3600,
+        launch=j.kind in ("ocr", "det", "nlp") and (s.n_gpus > 1 or s.nnodes > 1), workdir=j.workdir,
+        model_dir=r.choice(("/workspace/inference", "/models/ppocr_v4_rec", "/workspace/output/export")),
+        legacy_code=s.legacy_code, amp=s.amp, chinese=r.random() < j.chinese_p, rank_ips=ips)
+    c.extra.update(cpu_wheel=im.cpu_wheel, missing_cuda_lib=im.missing_cuda_lib or "libcudnn.so",
+                   archs=" ".join(a.replace(".", "") for a in im.archs), missing_sys_lib=im.missing_sys_lib or "libGL.so.1",
+                   dep_conflict=im.dep_conflict or "module", model_version=s.model_version or "3.0.0",
+                   gpus_visible=s.gpus and not im.cpu_wheel, nv_base=im.nv_base, hostname=hostname,
+                   set_x=r.random() < 0.2, iface=r.choice(("eth0", "bond0", "ib0")),
+                   truncate=s.category not in ("no_failure", "host_oom") and r.random() < 0.04)
+    return c
+
+
+def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, t_start: int,
+            ids: dict) -> tuple[str, str, int, int]:
+    """Write one run (one container / restart). Returns (run_id, variant, lines, end_ns)."""
+    h, j, im = s.host, s.job, s.image
+    r = rng_for(seed, "text", s.key, restart)
+    hostname = ids["hostname"]
+    pid = r.choice((1, 7, 23, 45, 67, 89, 112, 131)) if s.fmt != "plain" else r.randrange(200, 40000)
+    em = T.Emitter(t_start, r, None, pid=pid, tid=pid if r.random() < 0.5 else pid + r.randrange(1, 60))
+    ctx = _ctx(seed, s, restart, em, r, scale_lines, hostname)
+    est_bytes = int(ctx.n_progress * (330 if s.fmt == "docker" else 240)) + 20000
+    if s.fmt == "docker":
+        cid = ids["cid"]
+        d = out / h.name / "docker" / "containers" / cid
+        rot = int(est_bytes / r.uniform(1.4, 3.3)) if (s.long and r.random() < 0.85) else 0
+        w = LogWriter(d / f"{cid}-json.log", "docker", rotate_bytes=max(rot, 64 * 1024) if rot else 0)
+        run_id = f"{h.name}/docker/containers/{cid}"
+    elif s.fmt == "cri":
+        d = out / h.name / "pods" / ids["pod_dir"] / ids["container"]
+        w = LogWriter(d / f"{restart}.log", "cri")
+        run_id = f"{h.name}/pods/{ids['pod_dir']}/{ids['container']}/{restart}"
+    else:
+        d = out / h.name / "files" / ids["job_dir"]
+        w = LogWriter(d / "train.log", "plain")
+        run_id = f"{h.name}/files/{ids['job_dir']}/train.log"
+    em.sink = w.write
+    if s.category == "no_failure":
+        variant, code = T.render_run(ctx, "no_failure")
+        variant = j.name
+    else:
+        variant, code = T.render_run(ctx, s.category)
+    em.flush()
+    lines = w.close()
+    end = max(em.t, w.last_t) + r.randrange(50_000_000, 900_000_000)
+    oom_killed = s.category == "host_oom"
+    labels = {"team": j.team, "job": j.name, "gpus": "all" if s.gpus else "",
+              "shm_size": "64m" if s.shm_small else "8g", "gpu_count": str(s.n_gpus * s.nnodes),
+              "memory_limit": f"{s.mem_limit_gb}g" if s.mem_limit_gb else ""}
+    started, finished = rfc3339nano(t_start), rfc3339nano(end)
+    if s.fmt == "docker":
+        created = rfc3339nano(t_start - r.randrange(300_000_000, 4_000_000_000))
+        _write_json(d / "config.v2.json", {
+            "StreamConfig": {},
+            "State": {"Running": False, "Paused": False, "Restarting": False, "OOMKilled": oom_killed, "Dead": False,
+                      "Pid": 0, "ExitCode": code, "Error": "", "StartedAt": started, "FinishedAt": finished,
+                      "Health": None},
+            "ID": ids["cid"], "Created": created, "Path": "/bin/bash",
+            "Args": ["-c", ids["cmd"]],
+            "Config": {"Hostname": ids["cid"][:12], "Domainname": "", "User": "", "Tty": False,
+                       "Env": ["PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                               f"CUDA_VERSION={im.cuda}.0", "LANG=C.UTF-8"] + (["NVIDIA_VISIBLE_DEVICES=all"] if s.gpus else []),
+                       "Cmd": ["/bin/bash", "-c", ids["cmd"]], "Image": im.ref, "WorkingDir": j.workdir,
+                       "Entrypoint": None, "Labels": labels},
+            "Image": "sha256:" + hexid(64, "image", im.ref), "Name": "/" + ids["name"], "RestartCount": 0,
+            "Driver": "overlay2", "Platform": "linux", "LogPath": f"/var/lib/docker/containers/{ids['cid']}/{ids['cid']}-json.log",
+            "HostnamePath": f"/var/lib/docker/containers/{ids['cid']}/hostname",
+        })
+    else:
+        meta = {"image": im.ref, "image_tag": image_tag(im.ref), "exit_code": code, "oom_killed": oom_killed,
+                "started_at": started, "finished_at": finished, "name": ids["name"], "labels": labels}
+        if s.fmt == "cri":
+            meta.update(namespace=ids["ns"], pod=ids["pod"], pod_uid=ids["uid"], restart=restart)
+            _write_json(d / f"{restart}.log.meta.json", meta)
+        else:
+            _write_json(d / "train.log.meta.json", meta)
+    return run_id, variant, lines, end
+
+
+def _ids(seed: int, s: RunSpec) -> dict:
+    j = s.job
+    when = dt.datetime.fromtimestamp(s.start_ns // T.NS, dt.timezone.utc)
+    cid = hexid(64, seed, "cid", s.key)
+    pod_suffix = "".join("bcdfghjklmnpqrstvwxz2456789"[int(ch, 16) % 27] for ch in hexid(10, seed, "pod", s.key))
+    pod = f"{j.name}-{when:%Y%m%d%H%M}-{pod_suffix[:5]}"
+    u = hexid(32, seed, "uid", s.key)
+    uid = f"{u[:8]}-{u[8:12]}-4{u[13:16]}-a{u[17:20]}-{u[20:32]}"
+    ns = NAMESPACES[j.team]
+    cmd = {"ocr": "python3 tools/train.py -c configs/rec/PP-OCRv4/ch_PP-OCRv4_rec.yml",
+           "det": "python tools/train.py -c configs/ppyoloe/ppyoloe_plus_crn_l_80e_coco.yml --eval",
+           "nlp": "python -u run_finetune.py ./config/finetune_args.json",
+           "infer": "python3 infer.py --model_dir /workspace/inference --batch_size 8",
+           "serving": "python3 web_service.py --config config.yml"}[j.kind]
+    if s.n_gpus > 1 and j.kind in ("ocr", "det", "nlp"):
+        cmd = "python -m paddle.distributed.launch --gpus " + ",".join(str(i) for i in range(s.n_gpus)) + " " + \
+            cmd.split(" ", 1)[1]
+    return {"cid": cid, "pod": pod, "uid": uid, "ns": ns, "pod_dir": f"{ns}_{pod}_{uid}",
+            "container": _CONTAINER_NAMES[j.kind], "job_dir": f"{j.name}-{when:%Y%m%d-%H%M%S}-{cid[:4]}",
+            "name": f"{j.name}-{when:%m%d%H%M}-{cid[:5]}", "cmd": cmd,
+            "hostname": cid[:12] if s.fmt == "docker" else pod if s.fmt == "cri" else s.host.name}
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry point
+
+
+def _poisson(r: random.Random, lam: float) -> int:
+    if lam <= 0:
+        return 0
+    if lam > 30:
+        return max(0, int(round(r.gauss(lam, math.sqrt(lam)))))
+    limit, k, p = math.exp(-lam), 0, 1.0
+    while True:
+        p *= r.random()
+        if p <= limit:
+            return k
+        k += 1
+
+
+def plan(hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
+         runs_per_host_day: float = 3.0) -> tuple[list[Host], list[RunSpec]]:
+    """The fleet and every planned run (outcomes decided, missing categories planted). Writes nothing."""
+    fleet = build_fleet(hosts, seed)
+    t0 = int(dt.datetime.fromisoformat(start).replace(tzinfo=dt.timezone.utc).timestamp()) * T.NS
+    specs = []
+    for h in fleet:
+        for day in range(days):
+            n = _poisson(rng_for(seed, "count", h.name, day), runs_per_host_day)
+            specs.extend(plan_run(seed, h, day, i, t0) for i in range(n))
+    minimum = 0 if len(specs) < 20 else min(4, max(1, len(specs) // 60))
+    plant(specs, seed, minimum)
+    return fleet, specs
+
+
+def _prepare_out(out: Path) -> None:
+    if out.exists() and any(out.iterdir()):
+        inv = out / "inventory.csv"
+        if not (out / "labels.csv").exists() or not inv.exists():
+            raise FileExistsError(f"{out} is not empty and does not hold a previous simulation")
+        with open(inv, newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                hd = out / row["host"]
+                if row["host"] and hd.is_dir() and hd.parent == out:
+                    shutil.rmtree(hd)
+        (out / "labels.csv").unlink()
+        inv.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
+             runs_per_host_day: float = 3.0, scale_lines: float = 1.0) -> SimSummary:
+    """Write a simulated fleet's container logs + inventory.csv + labels.csv under `out` (deterministic)."""
+    out = Path(out)
+    _prepare_out(out)
+    fleet, specs = plan(hosts, days, seed, start, runs_per_host_day)
+    labels: list[tuple] = []
+    total_lines = 0
+    for s in specs:
+        ids = _ids(seed, s)
+        r = rng_for(seed, "restarts", s.key)
+        restarts = [0]
+        if s.fmt == "cri" and s.category != "no_failure" and r.random() < 0.35:
+            restarts = [0, 1] if r.random() < 0.7 else [1, 2]   # kubelet keeps the last two
+        t = s.start_ns
+        for k, n in enumerate(restarts):
+            if k == 0 and n > 0:
+                t += (10 + r.randrange(0, 30)) * T.NS * 60
+            run_id, variant, lines, end = _render(seed, s, out, scale_lines, n, t, ids)
+            total_lines += lines
+            scen = f"{s.category}/{variant}"
+            note = s.cause + (" (planted)" if s.planted else "")
+            labels.append((run_id, s.category, "simulated", scen, note))
+            t = end + (10 * 2 ** n + r.randrange(0, 10)) * T.NS
+    labels.sort()
+    with open(out / "labels.csv", "w", newline="", encoding="utf-8") as f:
+        wr = csv.writer(f, lineterminator="\n")
+        wr.writerow(["run_id", "category", "source", "scenario", "note"])
+        wr.writerows(labels)
+    with open(out / "inventory.csv", "w", newline="", encoding="utf-8") as f:
+        wr = csv.writer(f, lineterminator="\n")
+        wr.writerow(["host", "gpu_model", "driver_version", "cuda_driver_max", "node_pool"])
+        for h in fleet:
+            wr.writerow([h.name, h.gpu.name, h.driver_version, h.cuda_max, h.pool.name])
+    total_bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    cats: dict[str, int] = {}
+    for row in labels:
+        cats[row[1]] = cats.get(row[1], 0) + 1
+    return SimSummary(runs=len(labels), lines=total_lines, bytes=total_bytes, categories=dict(sorted(cats.items())))

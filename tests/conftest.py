@@ -1,0 +1,126 @@
+"""Shared fixtures: small fleets written in the storage layout, warehouse snapshots."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+HEALTHY = [
+    "W1129 10:00:01.123456  {pid} gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 12.2, Runtime API Version: 11.8",
+    "W1129 10:00:01.125000  {pid} gpu_resources.cc:164] device: 0, cuDNN Version: 8.9.",
+]
+PROGRESS = "[2026/11/29 10:{m:02d}:{s:02d}] ppocr INFO: epoch: [{e}/500], global_step: {step}, lr: 0.001000, loss: {loss:.6f}, avg_reader_cost: 0.{r:05d} s, ips: {ips:.5f} samples/s, eta: 1 day, 2:33:12"
+FAILURES = [
+    ["Traceback (most recent call last):",
+     '  File "/workspace/train.py", line 12, in <module>',
+     "    paddle.set_device('gpu')",
+     "OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version.",
+     "  [Hint: 'cudaErrorInsufficientDriver'. This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime library.] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:66)"],
+    ["ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough",
+     "Bus error (core dumped)"],
+    ["ImportError: libGL.so.1: cannot open shared object file: No such file or directory"],
+]
+
+FAILURE_LINES = {line for block in FAILURES for line in block}
+
+
+def run_lines(rng: random.Random, n: int, failure: int | None = None) -> list[str]:
+    pid = rng.randint(100, 9999)
+    lines = [h.format(pid=pid) for h in HEALTHY]
+    for i in range(n):
+        lines.append(PROGRESS.format(m=i // 60 % 60, s=i % 60, e=1 + i // 100, step=10 * i,
+                                     loss=rng.uniform(0.1, 30), r=rng.randint(0, 99999), ips=rng.uniform(5, 50)))
+    if failure is not None:
+        lines.extend(FAILURES[failure % len(FAILURES)])
+    return lines
+
+
+def write_docker(root: Path, host: str, cid: str, lines: list[str], image: str, exit_code: int = 1,
+                 oom: bool = False, t0: int = 0) -> Path:
+    folder = root / host / "docker" / "containers" / cid
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{cid}-json.log"
+    with path.open("a", encoding="utf-8") as fh:
+        for i, line in enumerate(lines):
+            stream = "stderr" if line in FAILURE_LINES else "stdout"
+            fh.write(json.dumps({"log": line + "\n", "stream": stream,
+                                 "time": f"2026-11-29T10:{(t0 + i) // 60 % 60:02d}:{(t0 + i) % 60:02d}.{i:09d}Z"}) + "\n")
+    (folder / "config.v2.json").write_text(json.dumps({
+        "ID": cid, "Name": f"/job-{cid[:6]}", "Created": "2026-11-29T09:59:59Z",
+        "Config": {"Image": image, "Labels": {"team": "ocr"}},
+        "State": {"ExitCode": exit_code, "OOMKilled": oom, "StartedAt": "2026-11-29T10:00:00Z",
+                  "FinishedAt": "2026-11-29T11:00:00Z"}}))
+    return path
+
+
+def write_cri(root: Path, host: str, pod: str, lines: list[str], restart: int = 0) -> Path:
+    folder = root / host / "pods" / f"train_{pod}_{pod}-uid" / "trainer"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{restart}.log"
+    with path.open("a", encoding="utf-8") as fh:
+        for i, line in enumerate(lines):
+            ts = f"2026-11-29T10:{i // 60 % 60:02d}:{i % 60:02d}.{i:09d}Z"
+            if len(line) > 60 and i % 7 == 0:  # kubelet splits long lines into partial pieces
+                fh.write(f"{ts} stdout P {line[:40]}\n{ts} stdout F {line[40:]}\n")
+            else:
+                fh.write(f"{ts} stdout F {line}\n")
+    return path
+
+
+def write_plain(root: Path, host: str, job: str, lines: list[str], meta: dict | None = None) -> Path:
+    folder = root / host / "files" / job
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "train.log"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    if meta:
+        (folder / "train.log.meta.json").write_text(json.dumps(meta))
+    return path
+
+
+def make_fleet(root: Path, runs: int = 12, lines: int = 120, seed: int = 3) -> Path:
+    rng = random.Random(seed)
+    for i in range(runs):
+        host = f"h{i % 3 + 1:02d}"
+        body = run_lines(rng, rng.randint(lines // 2, lines), failure=None if i % 4 == 3 else i // 3)
+        kind = i % 3
+        if kind == 0:
+            write_docker(root, host, f"{i:02d}" + "ab" * 31, body, "paddlepaddle/paddle:2.6.0-gpu-cuda11.8-cudnn8")
+        elif kind == 1:
+            write_cri(root, host, f"pod{i}", body)
+        else:
+            write_plain(root, host, f"job{i}", body, {"image": "paddlepaddle/paddle:3.0.0-gpu-cuda12.6-cudnn9.5",
+                                                      "exit_code": 0})
+    return root
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Path:
+    return make_fleet(tmp_path / "fleet")
+
+
+def gzip_file(src: Path, dst: Path) -> None:
+    with src.open("rb") as fin, gzip.open(dst, "wb") as fout:
+        fout.write(fin.read())
+    src.unlink()
+
+
+# Columns that record *when* or *in which attempt* something was ingested; everything else must match.
+BOOKKEEPING = {"ingest_id", "first_ingest", "last_ingest"}
+TABLES = ["runs", "files", "events", "messages", "templates", "problems"]
+
+
+def snapshot(db: Path) -> dict[str, list[tuple]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        out = {}
+        for table in TABLES:
+            cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall() if r[0] not in BOOKKEEPING]
+            rows = con.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
+            out[table] = sorted(rows, key=repr)
+        return out

@@ -1,0 +1,220 @@
+"""Ingest against real files, a real DuckDB warehouse and real Drain3: safe, incremental, exact."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import ROOT, make_fleet, snapshot, write_docker, write_plain
+
+from pipeline import store
+from pipeline.ingest import ingest
+
+
+def q(db: Path, sql: str):
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_formats_and_metadata(fleet, tmp_path):
+    db = tmp_path / "w.duckdb"
+    summary = ingest(str(fleet), str(db))
+    assert summary.runs == 12 and summary.new_runs == 12 and summary.problems == 0
+    kinds = dict(q(db, "SELECT kind, count(*) FROM runs GROUP BY kind"))
+    assert kinds == {"docker": 4, "cri": 4, "file": 4}
+    docker = q(db, "SELECT image, image_tag, exit_code, oom_killed, started_at IS NOT NULL, driver_api, "
+                   "runtime_api, compute_capability FROM runs WHERE kind = 'docker' LIMIT 1")[0]
+    assert docker == ("paddlepaddle/paddle:2.6.0-gpu-cuda11.8-cudnn8", "2.6.0-gpu-cuda11.8-cudnn8", 1, False,
+                      True, "12.2", "11.8", "8.6")
+    assert q(db, "SELECT DISTINCT exit_code FROM runs WHERE kind = 'file'") == [(0,)]
+    # Every physical line is accounted for: CRI partials are joined, tracebacks grouped.
+    lines_on_disk = sum(len(p.read_text().splitlines()) for p in fleet.rglob("*.log"))
+    assert summary.lines == lines_on_disk
+    assert q(db, "SELECT sum(lines_read) FROM files")[0][0] == lines_on_disk
+    # Every event points to a message with a template; counts are exact.
+    assert q(db, "SELECT count(*) FROM events e LEFT JOIN messages m USING (message_key) "
+                 "WHERE m.template_key IS NULL")[0][0] == 0
+    assert q(db, "SELECT sum(count) FROM templates")[0][0] == q(db, "SELECT count(*) FROM events")[0][0]
+    tracebacks = q(db, "SELECT message, n_lines FROM events WHERE kind = 'py_traceback'")
+    assert tracebacks and all(m.startswith("OSError: (External) CUDA error(35)") for m, _ in tracebacks)
+
+
+def test_second_run_adds_nothing(fleet, tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest(str(fleet), str(db))
+    before = snapshot(db)
+    again = ingest(str(fleet), str(db))
+    assert (again.events, again.lines, again.new_templates, again.new_runs, again.problems) == (0, 0, 0, 0, 0)
+    assert snapshot(db) == before
+
+
+def test_appended_and_rotated_files_add_only_new_lines(tmp_path):
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    cid = "c" * 64
+    live = write_docker(root, "h01", cid, [f"step {i} loss {i * 0.5}" for i in range(50)], "img:1")
+    plain = write_plain(root, "h02", "job", [f"epoch {i} done" for i in range(30)])
+    ingest(str(root), str(db))
+    # Night 2: the plain file grew; the docker log rotated (live -> .1 with 10 more lines, then gzipped)
+    # and a new live file started.
+    write_plain(root, "h02", "job", [f"epoch {i} done" for i in range(30, 40)])
+    write_docker(root, "h01", cid, [f"step {i} loss {i * 0.5}" for i in range(50, 60)], "img:1")
+    rotated = live.with_name(live.name + ".1")
+    live.rename(rotated)
+    write_docker(root, "h01", cid, [f"step {i} loss {i * 0.5}" for i in range(60, 75)], "img:1", t0=60)
+    night2 = ingest(str(root), str(db))
+    assert night2.lines == 10 + 10 + 15
+    # Night 3: the rotated file is compressed by the shipper: nothing new.
+    with rotated.open("rb") as src, gzip.open(str(rotated) + ".gz", "wb") as dst:
+        dst.write(src.read())
+    rotated.unlink()
+    night3 = ingest(str(root), str(db))
+    assert night3.lines == 0 and night3.events == 0
+    messages = [m for (m,) in q(db, "SELECT message FROM events WHERE run_id LIKE 'h01/%'")]
+    assert sorted(messages) == sorted(f"step {i} loss {i * 0.5}" for i in range(75))
+    assert q(db, "SELECT count(*), count(DISTINCT line_no) FROM events WHERE run_id LIKE 'h02/%'")[0] == (40, 40)
+    assert plain.exists()
+
+
+CRASH_SCRIPT = """
+import os, signal, sys
+from pipeline import ingest as ing, mining
+where, after = sys.argv[3], int(sys.argv[4])
+calls = {"n": 0}
+def crash_then(fn):
+    def wrapped(*a, **k):
+        out = fn(*a, **k)
+        calls["n"] += 1
+        if calls["n"] >= after:
+            os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no atexit, open transaction
+        return out
+    return wrapped
+if where == "events":      # inside a chunk transaction, after its events were inserted
+    ing.BatchWriter._write_events = crash_then(ing.BatchWriter._write_events)
+elif where == "mining":    # phase 2, after Drain3 ran, before its transaction commits
+    mining.TemplateMiner.learn = crash_then(mining.TemplateMiner.learn)
+ing.ingest(sys.argv[1], sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("where, after", [("events", 1), ("events", 5), ("mining", 1)])
+def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after):
+    root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
+    params = tmp_path / "params.yaml"
+    params.write_text("ingest:\n  chunk_lines: 40\n")  # many chunks per file: the kill lands mid-file
+    env = {**os.environ, "LOGML_PARAMS": str(params), "PYTHONPATH": str(ROOT)}
+    clean, crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
+    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(clean), "none", "0"], env=env, check=True)
+    killed = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), where, str(after)], env=env)
+    assert killed.returncode == -9
+    table = "templates" if where == "mining" else "events"
+    assert q(crashed, f"SELECT count(*) FROM {table}")[0][0] < q(clean, f"SELECT count(*) FROM {table}")[0][0]
+    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), "none", "0"], env=env, check=True)
+    assert snapshot(crashed) == snapshot(clean)
+
+
+def test_lock_stops_a_second_nightly_and_wait_waits(fleet, tmp_path):
+    db = tmp_path / "w.duckdb"
+    logml = [sys.executable, "-m", "pipeline.cli", "nightly", str(fleet), "--db", str(db)]
+    with store.warehouse_lock(db):
+        second = subprocess.run(logml, capture_output=True, text=True, cwd=ROOT)
+    assert second.returncode == 75
+    assert "locked" in second.stderr and "--wait" in second.stderr
+    assert not db.exists() or q(db, "SELECT count(*) FROM runs")[0][0] == 0
+
+    holder = threading.Event()
+
+    def hold():
+        with store.warehouse_lock(db):
+            holder.set()
+            time.sleep(1.5)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    holder.wait()
+    started = time.monotonic()
+    waited = subprocess.run(logml + ["--wait"], capture_output=True, text=True, cwd=ROOT)
+    thread.join()
+    assert waited.returncode == 0, waited.stderr
+    assert time.monotonic() - started >= 1.0
+    assert "ingested 12 runs" in waited.stdout
+
+
+def test_bad_inputs_are_recorded_and_the_batch_goes_on(tmp_path):
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    good = write_plain(root, "h01", "good", ["epoch 1 done", "epoch 2 done"])
+    files = root / "h01" / "files"
+    (files / "bytes").mkdir()
+    (files / "bytes" / "train.log").write_bytes(b"ok line\nbad \xff\xfe bytes\nnul\x00here\nlast ok\n")
+    (files / "huge").mkdir()
+    (files / "huge" / "train.log").write_bytes(b"before\n" + b"x" * (10 << 20) + b"\nafter\n")
+    (files / "binary").mkdir()
+    (files / "binary" / "train.log").write_bytes(bytes(range(256)) * 400)
+    (files / "empty").mkdir()
+    (files / "empty" / "train.log").write_bytes(b"")
+    (files / "dir.log").mkdir()  # unreadable: a directory named like a log
+    cid = "d" * 64
+    docker = write_docker(root, "h02", cid, ["first", "second"], "img:1")
+    with docker.open("a") as fh:
+        fh.write('{"log": "broken json\n')
+        fh.write(json.dumps({"log": "third\n", "stream": "stdout", "time": "2026-11-29T10:00:09Z"}) + "\n")
+    gz_folder = root / "h03" / "docker" / "containers" / ("e" * 64)
+    gz_folder.mkdir(parents=True)
+    payload = gzip.compress("".join(
+        json.dumps({"log": f"rotated line {i}\n", "stream": "stdout", "time": "2026-11-29T09:00:00Z"}) + "\n"
+        for i in range(2000)).encode())
+    (gz_folder / f"{'e' * 64}-json.log.1.gz").write_bytes(payload[: len(payload) // 2])
+    pod = root / "h04" / "pods" / "ns_pod_uid" / "c"
+    pod.mkdir(parents=True)
+    (pod / "0.log").write_text("2026-11-29T10:00:00Z stdout F complete\n2026-11-29T10:00:01Z stdout P never end")
+
+    summary = ingest(str(root), str(db))
+    reasons = {r for (r,) in q(db, "SELECT DISTINCT reason FROM problems")}
+    assert {"invalid_utf8", "nul_bytes", "line_too_long", "binary", "malformed_json", "truncated_gzip",
+            "cri_partial_unterminated"} <= reasons, reasons
+    assert summary.problems == q(db, "SELECT count(*) FROM problems")[0][0]
+    assert sum(summary.problem_reasons.values()) == summary.problems
+    messages = {m for (m,) in q(db, "SELECT message FROM events")}
+    assert {"epoch 1 done", "ok line", "last ok", "before", "after", "first", "second", "third",
+            "complete", "rotated line 0"} <= messages
+    assert "nulhere" in messages
+    assert good.exists()
+    # Every problem names its file; the rerun adds nothing (no duplicate problems either).
+    assert q(db, "SELECT count(*) FROM problems WHERE path IS NULL OR path = ''")[0][0] == 0
+    before = snapshot(db)
+    ingest(str(root), str(db))
+    assert snapshot(db) == before
+
+
+def test_template_keys_are_stable_across_nights(tmp_path):
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    write_plain(root, "h01", "a", ["worker 1 started with pid 10", "saving checkpoint to /out/a/b.pdparams"])
+    ingest(str(root), str(db))
+    night1 = dict(q(db, "SELECT template, template_key FROM templates"))
+    key = night1["worker <NUM> started with pid <NUM>"]
+    write_plain(root, "h02", "b", ["worker 2 started with tid 11", "saving checkpoint to /out/c/d.pdparams"])
+    ingest(str(root), str(db))
+    night2 = dict(q(db, "SELECT template_key, template FROM templates"))
+    assert night2[key] == "worker <NUM> started with <*> <NUM>"  # generalised, same key
+    assert set(night1.values()) <= set(night2)
+    # Night-1 rows follow their template to its final form.
+    rows = q(db, "SELECT DISTINCT t.template FROM events e JOIN messages m USING (message_key) "
+                 "JOIN templates t USING (template_key) WHERE e.message LIKE 'worker%'")
+    assert rows == [("worker <NUM> started with <*> <NUM>",)]
+
+
+def test_schema_migrates_forward_and_refuses_newer(tmp_path):
+    db = tmp_path / "w.duckdb"
+    with duckdb.connect(str(db)) as con:
+        assert store.schema_version(con) == 0
+        assert store.migrate(con) == store.SCHEMA_VERSION
+        assert store.schema_version(con) == store.SCHEMA_VERSION
+        con.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+        with pytest.raises(RuntimeError, match="newer"):
+            store.migrate(con)
