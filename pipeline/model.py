@@ -95,3 +95,291 @@ def save_lean(pipeline: Pipeline, out_dir: Path, extra: dict) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "model.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True))
     np.savez_compressed(out_dir / "model.npz", **arrays)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def load_labels(paths) -> pd.DataFrame:
+    """Labeled runs from CSV files or folders of them (run_id, category, source, scenario, note)."""
+    files: list[Path] = []
+    for p in [paths] if isinstance(paths, (str, Path)) else paths:
+        p = Path(p)
+        files.extend(sorted(p.glob("*.csv")) if p.is_dir() else [p])
+    frames = [pd.read_csv(f, dtype=str, keep_default_na=False) for f in files if f.exists()]
+    if not frames:
+        return pd.DataFrame(columns=["run_id", "category", "source", "scenario", "note"])
+    labels = pd.concat(frames, ignore_index=True)
+    for col in ("source", "scenario", "note"):
+        if col not in labels:
+            labels[col] = ""
+    # A later file wins for a run labeled twice (hand labels are written last).
+    return labels.drop_duplicates("run_id", keep="last").reset_index(drop=True)
+
+
+def group_of(run_id: str, source: str, scenario: str) -> str:
+    """Evaluation groups: a simulated run belongs to its host, a captured one to its scenario."""
+    if source == "captured":
+        return f"scenario:{scenario}"
+    return "host:" + run_id.split("/", 1)[0]
+
+
+def load_run_events(con, run_ids: list[str]) -> dict[str, pd.DataFrame]:
+    """Events of the given runs in log order (oldest rotated file first)."""
+    if not run_ids:
+        return {}
+    con.register("wanted_runs", pd.DataFrame({"run_id": run_ids}))
+    frame = con.execute("""
+        SELECT e.run_id, e.line_no, e.level, e.kind, e.message, coalesce(e.text, e.message) AS text
+        FROM events e JOIN wanted_runs USING (run_id) JOIN files f USING (file_id)
+        ORDER BY e.run_id, f.rotation DESC, e.line_no""").df()
+    con.unregister("wanted_runs")
+    return {run_id: part.reset_index(drop=True) for run_id, part in frame.groupby("run_id", sort=False)}
+
+
+def run_meta(con, run_ids: list[str]) -> dict[str, dict]:
+    con.register("wanted_runs", pd.DataFrame({"run_id": run_ids}))
+    rows = con.execute("SELECT run_id, exit_code, oom_killed FROM runs JOIN wanted_runs USING (run_id)").fetchall()
+    con.unregister("wanted_runs")
+    return {r: {"exit_code": e, "oom_killed": o} for r, e, o in rows}
+
+
+@dataclass
+class Dataset:
+    labels: pd.DataFrame            # run_id, category, source, scenario, group
+    features: list[RunFeatures]
+    verdicts: list                  # RuleVerdict | None per run
+
+
+def build_dataset(con, labels: pd.DataFrame, rules) -> Dataset:
+    from pipeline.features import run_features
+    known = {r for (r,) in con.execute("SELECT run_id FROM runs").fetchall()}
+    labels = labels[labels["run_id"].isin(known)].reset_index(drop=True)
+    events = load_run_events(con, labels["run_id"].tolist())
+    metas = run_meta(con, labels["run_id"].tolist())
+    empty = pd.DataFrame(columns=["line_no", "level", "kind", "message", "text"])
+    features, verdicts = [], []
+    for run_id in labels["run_id"]:
+        ev = events.get(run_id, empty)
+        meta = metas.get(run_id, {})
+        verdict = rules.match(ev, meta) if len(ev) or meta else None
+        verdicts.append(verdict)
+        features.append(run_features(ev, meta, verdict.hits if verdict else ()))
+    labels = labels.assign(group=[group_of(r, s, sc) for r, s, sc in
+                                  zip(labels["run_id"], labels["source"], labels["scenario"])])
+    return Dataset(labels, features, verdicts)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+def _aligned_proba(pipe: Pipeline, X: pd.DataFrame, classes: list[str]) -> np.ndarray:
+    proba = pipe.predict_proba(X)
+    out = np.zeros((len(X), len(classes)))
+    for j, c in enumerate(pipe.named_steps["clf"].classes_):
+        out[:, classes.index(c)] = proba[:, j]
+    return out
+
+
+def out_of_fold(ds: Dataset, p: ModelParams, n_splits: int = 5, seed: int = 0) -> dict:
+    """Out-of-fold probabilities (with and without rule features) under a group-aware split."""
+    from sklearn.model_selection import StratifiedGroupKFold
+    y = ds.labels["category"].to_numpy()
+    groups = ds.labels["group"].to_numpy()
+    classes = sorted(set(y))
+    X = frame(ds.features)
+    oof = {"rules": np.zeros((len(y), len(classes))), "no_rules": np.zeros((len(y), len(classes)))}
+    folds = np.full(len(y), -1)
+    n_splits = max(2, min(n_splits, len(set(groups))))
+    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rare classes missing from some folds are expected
+        splits = list(splitter.split(X, y, groups))
+    for k, (train, test) in enumerate(splits):
+        folds[test] = k
+        for name, use_rules in (("rules", True), ("no_rules", False)):
+            pipe = build_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}))
+            pipe.fit(X.iloc[train], y[train])
+            oof[name][test] = _aligned_proba(pipe, X.iloc[test], classes)
+    return {"classes": classes, "y": y, "folds": folds, **oof}
+
+
+def score(y_true, y_pred, top2_hits=None) -> dict:
+    from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
+    labels = sorted(set(y_true) | set(y_pred))
+    prec, rec, f1, support = precision_recall_fscore_support(y_true, y_pred, labels=labels, zero_division=0)
+    out = {
+        "macro_f1": float(f1_score(y_true, y_pred, labels=sorted(set(y_true)), average="macro", zero_division=0)),
+        "accuracy": float(accuracy_score(y_true, y_pred)),
+        "per_class": {c: {"precision": float(pr), "recall": float(r), "f1": float(f), "support": int(s)}
+                      for c, pr, r, f, s in zip(labels, prec, rec, f1, support)},
+    }
+    if top2_hits is not None:
+        out["top2_accuracy"] = float(np.mean(top2_hits))
+    return out
+
+
+def compare_strategies(ds: Dataset, oof: dict, thresholds=(0.0, 0.15, 0.25, 0.35, 0.45)) -> dict:
+    """rules-only vs model-only vs the combinations, each at its best open-set threshold."""
+    from pipeline.predict import combine
+    y, classes = oof["y"], oof["classes"]
+    rule_pred = np.array([combine(v, None, None, "rules_only", 0).category for v in ds.verdicts])
+    rules_missed = rule_pred != y
+    results = {}
+    for strategy, key in (("rules_only", None), ("model_only", "no_rules"), ("rule_first", "rules"),
+                          ("model_first", "rules"), ("hybrid", "rules")):
+        best = None
+        for thr in thresholds if key else (0.0,):
+            verdicts = [combine(v, classes if key else None, oof[key][i] if key else None, strategy, thr)
+                        for i, v in enumerate(ds.verdicts)]
+            pred = np.array([v.category for v in verdicts])
+            top2 = [y[i] in {a["category"] for a in v.alternatives[:2]} or pred[i] == y[i]
+                    for i, v in enumerate(verdicts)]
+            s = score(y, pred, top2)
+            s["threshold"] = thr
+            s["accuracy_where_rules_miss"] = float(np.mean(pred[rules_missed] == y[rules_missed])) \
+                if rules_missed.any() else None
+            s["predictions"] = pred.tolist()
+            if best is None or s["macro_f1"] > best["macro_f1"]:
+                best = s
+        results[strategy] = best
+    results["rules_missed"] = int(rules_missed.sum())
+    return results
+
+
+def choose_strategy(results: dict) -> str:
+    combined = ("rule_first", "model_first", "hybrid")
+    return max(combined, key=lambda s: (results[s]["macro_f1"], s == "rule_first"))
+
+
+def transfer_to_captured(ds: Dataset, p: ModelParams, strategy: str, threshold: float) -> dict | None:
+    """Train on simulated runs only, test on genuine captured runs: the sim-to-real gap."""
+    from pipeline.predict import combine
+    src = ds.labels["source"].to_numpy()
+    train, test = np.where(src != "captured")[0], np.where(src == "captured")[0]
+    if len(test) == 0 or len(set(ds.labels["category"].iloc[train])) < 2:
+        return None
+    y = ds.labels["category"].to_numpy()
+    X = frame(ds.features)
+    pipe = build_pipeline(p).fit(X.iloc[train], y[train])
+    classes = [str(c) for c in pipe.named_steps["clf"].classes_]
+    proba = pipe.predict_proba(X.iloc[test])
+    out = {}
+    for name, strat in (("rules_only", "rules_only"), ("combined", strategy)):
+        pred = [combine(ds.verdicts[i], classes, proba[j], strat, threshold).category for j, i in enumerate(test)]
+        out[name] = score(y[test], np.array(pred))
+    out["n"] = int(len(test))
+    return out
+
+
+def confusion_png(y_true, y_pred, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import ConfusionMatrixDisplay
+    labels = sorted(set(y_true) | set(y_pred))
+    fig, ax = plt.subplots(figsize=(11, 10))
+    ConfusionMatrixDisplay.from_predictions(y_true, y_pred, labels=labels, ax=ax, xticks_rotation=70,
+                                            colorbar=False)
+    ax.set_title("out-of-fold confusion (chosen strategy, group split)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def _version(arrays: dict[str, np.ndarray]) -> str:
+    import hashlib
+    digest = hashlib.sha1(arrays["coef"].tobytes() + arrays["intercept"].tobytes()).hexdigest()[:10]
+    return f"rc-{digest}"
+
+
+def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits: int = 5,
+          seed: int = 0, log_mlflow: bool = True) -> dict:
+    """Evaluate by group-aware CV, fit on everything, export to models/, log to MLflow."""
+    from pipeline import store
+    from pipeline.rules import RuleSet
+    from pipeline.taxonomy import load_taxonomy
+    models_dir = Path(models_dir)
+    rules = RuleSet.load()
+    with store.connect(db, read_only=True) as con:
+        ds = build_dataset(con, load_labels(labels_paths), rules)
+        templates = con.execute("SELECT template_key, cluster_id, template, initial_template FROM templates "
+                                "ORDER BY cluster_id").fetchall()
+    if len(ds.labels) < 10:
+        raise ValueError(f"only {len(ds.labels)} labeled runs are in the warehouse {db}: ingest their logs first")
+    p = ModelParams.from_params(params)
+    oof = out_of_fold(ds, p, n_splits=n_splits, seed=seed)
+    results = compare_strategies(ds, oof)
+    strategy = choose_strategy(results)
+    threshold = results[strategy]["threshold"]
+    transfer = transfer_to_captured(ds, p, strategy, threshold)
+
+    y = ds.labels["category"].to_numpy()
+    final = build_pipeline(p).fit(frame(ds.features), y)
+    meta, arrays = export_lean(final)
+    version = _version(arrays)
+    metrics = {
+        "model_version": version, "strategy": strategy, "threshold": threshold,
+        "n_runs": int(len(y)), "n_groups": int(ds.labels["group"].nunique()), "n_splits": n_splits,
+        "split": "StratifiedGroupKFold by host (simulated) / scenario (captured)",
+        "classes": {c: int((y == c).sum()) for c in sorted(set(y))},
+        "rules_missed": results["rules_missed"],
+        "strategies": {k: {m: v for m, v in r.items() if m != "predictions"}
+                       for k, r in results.items() if isinstance(r, dict)},
+        "transfer_sim_to_captured": transfer,
+    }
+    models_dir.mkdir(parents=True, exist_ok=True)
+    meta.update(model_version=version, strategy=strategy, threshold=threshold,
+                taxonomy_version=load_taxonomy().version, rules_version=rules.version)
+    (models_dir / "model.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True))
+    np.savez_compressed(models_dir / "model.npz", **{k: v.astype(np.float32) if k == "coef" else v
+                                                     for k, v in arrays.items()})
+    mining = params.get("mining", {})
+    (models_dir / "templates.json").write_text(json.dumps({
+        "settings": {"sim_th": mining.get("sim_th", 0.4), "depth": mining.get("depth", 4),
+                     "max_children": mining.get("max_children", 100),
+                     "extra_delimiters": list(mining.get("extra_delimiters", ["=", ","]))},
+        "templates": [dict(zip(("template_key", "cluster_id", "template", "initial_template"), t))
+                      for t in templates]}, ensure_ascii=False, indent=0))
+    (models_dir / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True))
+    if log_mlflow:
+        _log_mlflow(final, p, metrics, results, strategy, oof, models_dir)
+    return metrics
+
+
+def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, results: dict, strategy: str, oof: dict,
+                models_dir: Path) -> None:
+    import os
+    import tempfile
+
+    import mlflow
+    import mlflow.sklearn
+    mlflow.set_tracking_uri(os.environ.get("MLFLOW_TRACKING_URI", "sqlite:///mlflow.db"))
+    mlflow.set_experiment("logml-root-cause")
+    with mlflow.start_run(run_name=metrics["model_version"]):
+        mlflow.log_params({**p.__dict__, "strategy": strategy, "threshold": metrics["threshold"],
+                           "split": metrics["split"], "n_runs": metrics["n_runs"]})
+        for name, r in results.items():
+            if not isinstance(r, dict):
+                continue
+            mlflow.log_metric(f"{name}_macro_f1", r["macro_f1"])
+            mlflow.log_metric(f"{name}_accuracy", r["accuracy"])
+            if "top2_accuracy" in r:
+                mlflow.log_metric(f"{name}_top2_accuracy", r["top2_accuracy"])
+            if r.get("accuracy_where_rules_miss") is not None:
+                mlflow.log_metric(f"{name}_accuracy_where_rules_miss", r["accuracy_where_rules_miss"])
+        for cls, m in results[strategy]["per_class"].items():
+            for k in ("precision", "recall", "f1"):
+                mlflow.log_metric(f"class_{cls}_{k}", m[k])
+        if metrics.get("transfer_sim_to_captured"):
+            t = metrics["transfer_sim_to_captured"]
+            mlflow.log_metric("captured_rules_only_macro_f1", t["rules_only"]["macro_f1"])
+            mlflow.log_metric("captured_combined_macro_f1", t["combined"]["macro_f1"])
+        with tempfile.TemporaryDirectory() as tmp:
+            png = Path(tmp) / "confusion_matrix.png"
+            confusion_png(oof["y"], np.array(results[strategy]["predictions"]), png)
+            mlflow.log_artifact(str(png))
+        mlflow.log_artifact(str(models_dir / "metrics.json"))
+        mlflow.sklearn.log_model(final, name="model", registered_model_name="logml-root-cause",
+                                 input_example=None)

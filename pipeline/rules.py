@@ -69,6 +69,7 @@ _RULE_KEYS = {
 _VAR_RE = re.compile(r"\$\{(\w+)\}")
 _ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _CACHE_MAX = 20_000
+_CACHE_KEY_CHARS = 4_096
 MIN_KEYWORD_WEIGHT = 4   # a pattern's rarest required literal must weigh this much (CJK chars 3)
 
 
@@ -648,9 +649,10 @@ class RuleSet:
                             off, line = _line_of(text, at)
                     out.append((ri, off, _clip(line)))
                 res = tuple(out)
-                if len(cache) >= _CACHE_MAX:
-                    cache.clear()
-                cache[key] = res
+                if len(key[0]) + len(key[1]) <= _CACHE_KEY_CHARS:   # big blocks are rare: not kept
+                    if len(cache) >= _CACHE_MAX:
+                        cache.clear()
+                    cache[key] = res
             for ri, off, line in res:
                 rule = rules[ri]
                 for pos in positions:

@@ -270,7 +270,7 @@ class JobTemplate:
 
 JOB_TEMPLATES = {j.name: j for j in (
     JobTemplate("ppocr-rec-train", "ocr", "ocr",
-                ((5, "registry.local/ocr/ppocr-train:v4"), (0.5, "registry.local/ocr/ppocr-train:v5-slim"),
+                ((5, "registry.local/ocr/ppocr-train:v4"), (0.35, "registry.local/ocr/ppocr-train:v5-slim"),
                  (1.0, "registry.local/ocr/paddlex-ocr:3.0"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
                  (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9")),
                 (64, 128, 256), 2.0, 0.05, legacy_p=0.04, chinese_p=0.3, workdir="/paddle"),
@@ -394,7 +394,7 @@ def decide(s: RunSpec) -> tuple[str, str]:
     if not s.volume_mounted:
         return "file_not_found", "data/model volume not mounted"
     if j.kind in ("infer", "serving") and (
-            (vt(s.model_version)[0] >= 3 > im.major) or (vt(s.model_version) > vt(im.paddle) and u["model"] < 0.4)):
+            (vt(s.model_version)[0] >= 3 > im.major) or (vt(s.model_version) > vt(im.paddle) and u["model"] < 0.3)):
         return "model_version_incompatible", f"model exported by Paddle {s.model_version}, image has {im.paddle}"
     if s.nnodes > 1 and u["nccl"] < (0.45 if h.pool.flaky_net else 0.05):
         return "distributed_comm_failure", f"NCCL across {s.nnodes} nodes on pool {h.pool.name}"
@@ -409,7 +409,7 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "disk_full", f"small data volume on {h.name} full"
     if u["native"] < (0.06 if im.custom_ops else 0.006):
         return "native_crash", "crash in native code" + (" (custom op)" if im.custom_ops else "")
-    if u["bug"] < 0.035:
+    if u["bug"] < 0.03:
         return "unknown", "bug in user code"
     return "no_failure", ""
 
@@ -436,8 +436,8 @@ def plan_run(seed: int, host: Host, day: int, index: int, t0: int) -> RunSpec:
     fmt = _wchoice(r, [(50, "docker"), (30, "cri"), (20, "plain")])
     start = t0 + day * 86400 * T.NS + int(r.uniform(0, 86400) * T.NS)
     batch = r.choice(jt.batches)
-    if r.random() < 0.8:     # most people size the batch to the GPU they get
-        while batch > min(jt.batches) and jt.gb_base + batch * jt.gb_per_sample > 0.8 * host.gpu.mem_gb:
+    if r.random() < 0.75:    # most people size the batch to the GPU they get (some cut it close)
+        while batch > min(jt.batches) and jt.gb_base + batch * jt.gb_per_sample > 0.9 * host.gpu.mem_gb:
             batch //= 2
     image = _pin_for_old_driver(r, host, jt, image)
     n_gpus = 1 if jt.kind in ("infer", "serving") else r.choice((1, 1, 2, 4, host.pool.n_gpus))
@@ -455,8 +455,8 @@ def plan_run(seed: int, host: Host, day: int, index: int, t0: int) -> RunSpec:
         fmt=fmt, gpus=r.random() > 0.02, shm_small=r.random() < (0.3 if fmt == "cri" else 0.35),
         num_workers=r.choice(jt.workers), batch=batch, n_gpus=n_gpus, nnodes=nnodes,
         mem_limit_gb=r.choice((0, 0, 0, 16, 32, 64, 128)) if fmt != "plain" else r.choice((0, 0, 32, 64)),
-        volume_mounted=r.random() > (0.05 if jt.kind in ("infer", "serving") else 0.02),
-        model_version=_wchoice(r, [(6, "2.6.0"), (1, "2.4.2"), (0.5, "3.0.0")]) if jt.kind in ("infer", "serving") else "",
+        volume_mounted=r.random() > (0.035 if jt.kind in ("infer", "serving") else 0.015),
+        model_version=_wchoice(r, [(6, "2.6.0"), (1, "2.4.2"), (0.3, "3.0.0")]) if jt.kind in ("infer", "serving") else "",
         legacy_code=r.random() < jt.legacy_p, amp=r.random() < 0.3, hours=hours, progress=progress,
         u={k: r.random() for k in _FIXED_U}, long=long)
     spec.category, spec.cause = decide(spec)
@@ -530,13 +530,12 @@ _ts_cache: dict = {}
 def rfc3339nano(t: int) -> str:
     """Go's time.RFC3339Nano in UTC: trailing zeros of the fraction trimmed."""
     sec, frac = divmod(t, T.NS)
-    head = _ts_cache.get(sec)
+    day, rem = divmod(sec, 86400)
+    head = _ts_cache.get(day)
     if head is None:
-        if len(_ts_cache) > 4096:
-            _ts_cache.clear()
-        head = _ts_cache[sec] = dt.datetime.fromtimestamp(sec, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        head = _ts_cache[day] = dt.datetime.fromtimestamp(day * 86400, dt.timezone.utc).strftime("%Y-%m-%dT")
     f = f"{frac:09d}".rstrip("0")
-    return f"{head}.{f}Z" if f else f"{head}Z"
+    return f"{head}{T.HMS[rem]}.{f}Z" if f else f"{head}{T.HMS[rem]}Z"
 
 
 def docker_line(t: int, stream: str, text: str, newline: bool = True) -> str:
@@ -648,7 +647,8 @@ class SimSummary:
 _CONTAINER_NAMES = {"ocr": "trainer", "det": "trainer", "nlp": "paddle", "infer": "infer", "serving": "serving"}
 
 
-def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, scale_lines: float, hostname: str) -> T.Ctx:
+def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, scale_lines: float, hostname: str,
+         cmd: str) -> T.Ctx:
     im, h, j = s.image, s.host, s.job
     pool_idx = [p.name for p in POOLS].index(h.pool.name)
     host_idx = int("".join(ch for ch in h.name if ch.isdigit()) or 0)
@@ -667,19 +667,22 @@ def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, s
                    dep_conflict=im.dep_conflict or "module", model_version=s.model_version or "3.0.0",
                    gpus_visible=s.gpus and not im.cpu_wheel, nv_base=im.nv_base, hostname=hostname,
                    set_x=r.random() < 0.2, iface=r.choice(("eth0", "bond0", "ib0")),
-                   truncate=s.category not in ("no_failure", "host_oom") and r.random() < 0.04)
+                   truncate=s.category not in ("no_failure", "host_oom") and r.random() < 0.04,
+                   gpu_need_gb=_gpu_need(s), cmd=cmd, cleanup=j.saves and r.random() < 0.12)
     return c
 
 
 def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, t_start: int,
-            ids: dict) -> tuple[str, str, int, int]:
+            ids: dict, captured: dict | None = None) -> tuple[str, str, int, int]:
     """Write one run (one container / restart). Returns (run_id, variant, lines, end_ns)."""
     h, j, im = s.host, s.job, s.image
     r = rng_for(seed, "text", s.key, restart)
     hostname = ids["hostname"]
     pid = r.choice((1, 7, 23, 45, 67, 89, 112, 131)) if s.fmt != "plain" else r.randrange(200, 40000)
     em = T.Emitter(t_start, r, None, pid=pid, tid=pid if r.random() < 0.5 else pid + r.randrange(1, 60))
-    ctx = _ctx(seed, s, restart, em, r, scale_lines, hostname)
+    ctx = _ctx(seed, s, restart, em, r, scale_lines, hostname, ids["cmd"])
+    if captured and captured.get(s.category):
+        ctx.extra["captured"] = captured[s.category]
     est_bytes = int(ctx.n_progress * (330 if s.fmt == "docker" else 240)) + 20000
     if s.fmt == "docker":
         cid = ids["cid"]
@@ -788,7 +791,7 @@ def plan(hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16
         for day in range(days):
             n = _poisson(rng_for(seed, "count", h.name, day), runs_per_host_day)
             specs.extend(plan_run(seed, h, day, i, t0) for i in range(n))
-    minimum = 0 if len(specs) < 20 else min(4, max(1, len(specs) // 60))
+    minimum = 0 if len(specs) < 120 else min(4, max(1, len(specs) // 100))   # 20 hosts x 7 days -> 4
     plant(specs, seed, minimum)
     return fleet, specs
 
@@ -808,30 +811,104 @@ def _prepare_out(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
+CAPTURE_DIR = Path(__file__).resolve().parents[1] / "data" / "raw" / "capture01" / "files"
+_ERROR_START = ("Traceback (most recent call last):", "--------------------------------------",
+                "ERROR: Unexpected BUS error", "FatalError:", "terminate called", "*** Aborted at")
+
+
+def load_captured(root: Path | None = None) -> dict[str, list[tuple[str, list[str]]]]:
+    """Error blocks of genuine captured Paddle logs, by category (folder name = taxonomy id), if any.
+
+    Read at run time (nothing copied into code); sorted, so the simulator stays deterministic given them.
+    """
+    if root is None:
+        env = os.environ.get("LOGML_CAPTURE_DIR")
+        root = Path(env) if env else CAPTURE_DIR
+    blocks: dict[str, list] = {}
+    if not root.is_dir():
+        return blocks
+    for f in sorted(root.glob("*/*.log")):
+        cat = f.parent.name
+        if cat not in CATEGORIES or cat == "no_failure":
+            continue
+        try:
+            lines = f.read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            continue
+        while lines and not lines[-1].strip():
+            lines.pop()
+        start = max((i for i, ln in enumerate(lines) if ln.startswith(_ERROR_START)), default=-1)
+        first_tb = next((i for i, ln in enumerate(lines) if ln.startswith(_ERROR_START[0])), start)
+        start = first_tb if 0 <= first_tb and len(lines) - first_tb <= 120 else start
+        if start < 0:
+            start = max(0, len(lines) - 30)
+        block = [ln.rstrip("\r") for ln in lines[start:start + 150]]
+        if block:
+            blocks.setdefault(cat, []).append((f.stem, block))
+    return blocks
+
+
+def _render_spec(seed: int, s: RunSpec, out: Path, scale_lines: float,
+                 captured: dict | None = None) -> tuple[list, int]:
+    """Render one planned run (and its kept restarts, for pods). Returns (label rows, lines)."""
+    ids = _ids(seed, s)
+    r = rng_for(seed, "restarts", s.key)
+    restarts = [0]
+    if s.fmt == "cri" and s.category != "no_failure" and r.random() < 0.25:
+        restarts = [0, 1] if r.random() < 0.7 else [1, 2]   # kubelet keeps the last two
+    rows, total = [], 0
+    t = s.start_ns
+    for k, n in enumerate(restarts):
+        if k == 0 and n > 0:
+            t += (10 + r.randrange(0, 30)) * T.NS * 60
+        run_id, variant, lines, end = _render(seed, s, out, scale_lines, n, t, ids, captured)
+        total += lines
+        rows.append((run_id, s.category, "simulated", f"{s.category}/{variant}",
+                     s.cause + (" (planted)" if s.planted else "")))
+        t = end + (10 * 2 ** n + r.randrange(0, 10)) * T.NS
+    return rows, total
+
+
+def _render_many(args) -> tuple[list, int]:
+    seed, specs, out, scale_lines, captured = args
+    rows, total = [], 0
+    for s in specs:
+        rr, n = _render_spec(seed, s, out, scale_lines, captured)
+        rows.extend(rr)
+        total += n
+    return rows, total
+
+
 def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
-             runs_per_host_day: float = 3.0, scale_lines: float = 1.0) -> SimSummary:
-    """Write a simulated fleet's container logs + inventory.csv + labels.csv under `out` (deterministic)."""
+             runs_per_host_day: float = 3.0, scale_lines: float = 1.0, workers: int | None = None) -> SimSummary:
+    """Write a simulated fleet's container logs + inventory.csv + labels.csv under `out` (deterministic).
+
+    workers: processes that render runs (None = one per CPU, up to 8, once the corpus is big enough to be
+    worth it). The output does not depend on it.
+    """
     out = Path(out)
     _prepare_out(out)
     fleet, specs = plan(hosts, days, seed, start, runs_per_host_day)
+    captured = load_captured()
+    est_lines = sum(s.progress for s in specs) * scale_lines * 1.3
+    if workers is None:
+        workers = min(8, os.cpu_count() or 1) if est_lines > 300_000 else 1
     labels: list[tuple] = []
     total_lines = 0
-    for s in specs:
-        ids = _ids(seed, s)
-        r = rng_for(seed, "restarts", s.key)
-        restarts = [0]
-        if s.fmt == "cri" and s.category != "no_failure" and r.random() < 0.35:
-            restarts = [0, 1] if r.random() < 0.7 else [1, 2]   # kubelet keeps the last two
-        t = s.start_ns
-        for k, n in enumerate(restarts):
-            if k == 0 and n > 0:
-                t += (10 + r.randrange(0, 30)) * T.NS * 60
-            run_id, variant, lines, end = _render(seed, s, out, scale_lines, n, t, ids)
-            total_lines += lines
-            scen = f"{s.category}/{variant}"
-            note = s.cause + (" (planted)" if s.planted else "")
-            labels.append((run_id, s.category, "simulated", scen, note))
-            t = end + (10 * 2 ** n + r.randrange(0, 10)) * T.NS
+    if workers <= 1 or len(specs) < 2:
+        rows, total_lines = _render_many((seed, specs, out, scale_lines, captured))
+        labels.extend(rows)
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        order = sorted(range(len(specs)), key=lambda i: -specs[i].progress)   # big runs first, round robin
+        chunks = [[specs[i] for i in order[k::workers * 4]] for k in range(workers * 4)]
+        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+            for rows, n in ex.map(_render_many, [(seed, ch, out, scale_lines, captured) for ch in chunks if ch]):
+                labels.extend(rows)
+                total_lines += n
     labels.sort()
     with open(out / "labels.csv", "w", newline="", encoding="utf-8") as f:
         wr = csv.writer(f, lineterminator="\n")

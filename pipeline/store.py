@@ -9,6 +9,8 @@ Tables
   messages   distinct masked messages -> template_key, exact counts
   templates  mined templates with stable keys
   problems   every bad input met: file, line, reason
+  predictions  the current root-cause verdict of each run (category, confidence, source, evidence)
+  labels     labeled runs known to the warehouse (loaded from data/labeled/)
 """
 from __future__ import annotations
 
@@ -53,6 +55,13 @@ MIGRATIONS: list[str] = [
         last_seen TIMESTAMP, example VARCHAR, first_ingest INTEGER);
     CREATE TABLE IF NOT EXISTS problems (
         ingest_id INTEGER, run_id VARCHAR, path VARCHAR, line BIGINT, reason VARCHAR, detail VARCHAR);
+    CREATE TABLE IF NOT EXISTS predictions (
+        run_id VARCHAR PRIMARY KEY, category VARCHAR, confidence DOUBLE, source VARCHAR,
+        rule_id VARCHAR, model_category VARCHAR, model_confidence DOUBLE, model_version VARCHAR,
+        evidence JSON, alternatives JSON, predicted_at TIMESTAMP);
+    CREATE TABLE IF NOT EXISTS labels (
+        run_id VARCHAR PRIMARY KEY, category VARCHAR, source VARCHAR, scenario VARCHAR, note VARCHAR,
+        labeled_at TIMESTAMP);
     """,
 ]
 

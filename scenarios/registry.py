@@ -25,21 +25,21 @@ VENVS: dict[str, dict] = {
     "paddle-2.6.2-gpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6",
                          "steps": [["paddlepaddle-gpu==2.6.2"]]},
     # opencv-python (GUI build: needs libGL.so.1 and libgthread-2.0.so.0 from the OS)
-    "paddle-3.3.1-opencv": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1",
+    "paddle-3.3.1-ocr": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1",
                             "steps": [["paddlepaddle==3.3.1", "opencv-python"]]},
-    "paddle-2.6.2-opencv": {"paddle_version": "2.6.2", "image": "ml-team/paddleocr-train:2.6.2",
+    "paddle-2.6.2-ocr": {"paddle_version": "2.6.2", "image": "ml-team/paddleocr-train:2.6.2",
                             "steps": [["paddlepaddle==2.6.2", "opencv-python"]]},
     # an old opencv-python built against numpy 1.x next to numpy 2.x
-    "paddle-3.3.1-oldcv-np2": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1-r2",
+    "paddle-3.3.1-ocr2": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1-r2",
                                "steps": [["paddlepaddle==3.3.1", "numpy>=2"],
                                          ["--no-deps", "opencv-python==4.8.1.78"]]},
     # protobuf older than what paddle's generated *_pb2 modules need
-    "paddle-3.3.1-oldpb": {"paddle_version": "3.3.1", "image": "ml-team/paddle-train:3.3.1-r5",
+    "paddle-3.3.1-train5": {"paddle_version": "3.3.1", "image": "ml-team/paddle-train:3.3.1-r5",
                            "steps": [["paddlepaddle==3.3.1"], ["--no-deps", "protobuf==3.19.6"]]},
-    "paddle-2.6.2-oldpb": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-r5",
+    "paddle-2.6.2-train5": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-r5",
                            "steps": [["paddlepaddle==2.6.2"], ["--no-deps", "protobuf==3.19.6"]]},
     # old visualdl (generated pb2 files from an old protoc) with a current protobuf
-    "paddle-2.6.2-oldvdl": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-vdl",
+    "paddle-2.6.2-train6": {"paddle_version": "2.6.2", "image": "ml-team/paddle-train:2.6.2-vdl",
                             "steps": [["paddlepaddle==2.6.2"],
                                       ["--no-deps", "visualdl==2.2.3", "bce-python-sdk", "pycryptodome",
                                        "future", "six", "Flask", "flask-babel", "matplotlib", "pandas",
@@ -49,7 +49,7 @@ VENVS: dict[str, dict] = {
                                        "idna", "urllib3", "contourpy", "cycler", "fonttools",
                                        "kiwisolver", "pyparsing", "packaging"]]},
     # `pip install --no-deps paddlepaddle` (+ only numpy/protobuf): Paddle's own deps missing
-    "paddle-3.3.1-nodeps": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
+    "paddle-3.3.1-slim": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
                             "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
 }
 
@@ -132,7 +132,7 @@ add("gpu_not_visible", "gpu_build_no_driver", "launch_gpus", G262, {"gpu_not_vis
 add("gpu_not_visible", "gpu_build_no_driver", "glog_verbose_device_count", G262,
     "gpu_not_visible/device_count_check.py",
     "GPU wheel, no GPU/driver, GLOG_vmodule=cuda_info=3: 'GPU Driver Version can't be detected. No GPU driver!'",
-    env={"GLOG_vmodule": "cuda_info=3,place=3"})
+    env={"GLOG_vmodule": "cuda_info=3,place=3"}, timeout_cmd=60)
 
 # ----------------------------------------------------------------------------- api_incompatible
 for variant, script in [("import_fluid", "fluid_import.py"), ("fluid_dygraph_guard", "fluid_dygraph_guard.py"),
@@ -190,13 +190,13 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
 PRED = {"model_version_incompatible/infer_predictor.py": "infer.py", "common/export_model.py": "export_model.py"}
 JIT = {"model_version_incompatible/infer_jit.py": "eval.py", "common/export_model.py": "export_model.py"}
 add(MV, "params_from_other_network", "predictor_paddle331", V331, PRED,
-    "Paddle Inference: model.json with .pdiparams exported from a network of another width",
+    "Paddle Inference: model.json with .pdiparams exported from another network (LeNet vs single Linear)",
     cmd="python infer.py --model_file inference/model.json",
-    setup=[(V331, EXPORT), (V331, "python export_model.py other/model 64 && cp other/model.pdiparams inference/")])
+    setup=[(V331, EXPORT), (V331, "python export_model.py other/model 64 linear && cp other/model.pdiparams inference/")])
 add(MV, "params_from_other_network", "jit_load_paddle262", V262, JIT,
-    "paddle.jit.load: .pdmodel with .pdiparams exported from a network of another width",
+    "paddle.jit.load: .pdmodel with .pdiparams exported from another network (LeNet vs single Linear)",
     cmd="python eval.py",
-    setup=[(V262, EXPORT), (V262, "python export_model.py other/model 64 && cp other/model.pdiparams inference/")])
+    setup=[(V262, EXPORT), (V262, "python export_model.py other/model 64 linear && cp other/model.pdiparams inference/")])
 for tag, venv, mfile in [("paddle331", V331, "model.json"), ("paddle262", V262, "model.pdmodel")]:
     add(MV, "truncated_params", f"predictor_{tag}", venv, PRED,
         "Paddle Inference with a .pdiparams cut at 20 KB (interrupted copy)",
@@ -251,13 +251,13 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
 # ----------------------------------------------------------------------------- system_lib_missing
 HIDE_GL = {"hide": ["libGL.so.1"]}
 HIDE_GTHREAD = {"hide": ["libgthread-2.0.so.0"]}
-add("system_lib_missing", "opencv_without_libgl", "paddle331", "paddle-3.3.1-opencv",
+add("system_lib_missing", "opencv_without_libgl", "paddle331", "paddle-3.3.1-ocr",
     "system_lib_missing/ocr_preprocess.py", "opencv-python (non-headless) in an image without libGL.so.1", ns=HIDE_GL)
-add("system_lib_missing", "opencv_without_libgl", "paddle262_ppocr", "paddle-2.6.2-opencv",
+add("system_lib_missing", "opencv_without_libgl", "paddle262_ppocr", "paddle-2.6.2-ocr",
     {"system_lib_missing/ppocr_like.py": "tools/train.py", "system_lib_missing/ppocr_data.py": "tools/ppocr_data.py"},
     "PaddleOCR-like train entry, cv2 import without libGL.so.1",
     cmd="python tools/train.py -c configs/rec/PP-OCRv4/en_PP-OCRv4_rec.yml", ns=HIDE_GL)
-add("system_lib_missing", "opencv_without_libgthread", "paddle331", "paddle-3.3.1-opencv",
+add("system_lib_missing", "opencv_without_libgthread", "paddle331", "paddle-3.3.1-ocr",
     "system_lib_missing/ocr_preprocess.py", "opencv-python without libgthread-2.0.so.0 (libglib2.0-0 missing)",
     ns=HIDE_GTHREAD)
 for tag, venv in [("paddle331", V331), ("paddle262", V262), ("paddle300", V300)]:
@@ -266,32 +266,44 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262), ("paddle300", V300)]
 
 # ----------------------------------------------------------------------------- python_dependency_conflict
 PD = "python_dependency_conflict"
-add(PD, "opencv_numpy2_abi", "paddle331", "paddle-3.3.1-oldcv-np2", "python_dependency_conflict/ocr_preprocess.py",
+add(PD, "opencv_numpy2_abi", "paddle331", "paddle-3.3.1-ocr2", "python_dependency_conflict/ocr_preprocess.py",
     "opencv-python 4.8.1.78 (built for numpy 1.x) with numpy 2.x")
-add(PD, "protobuf_too_old", "paddle331", "paddle-3.3.1-oldpb", "python_dependency_conflict/paddle_train.py",
+add(PD, "protobuf_too_old", "paddle331", "paddle-3.3.1-train5", "python_dependency_conflict/paddle_train.py",
     "protobuf 3.19.6 pinned by another requirement")
-add(PD, "protobuf_too_old", "paddle262", "paddle-2.6.2-oldpb", "python_dependency_conflict/paddle_train.py",
+add(PD, "protobuf_too_old", "paddle262", "paddle-2.6.2-train5", "python_dependency_conflict/paddle_train.py",
     "protobuf 3.19.6 pinned by another requirement")
-add(PD, "visualdl_old_protobuf", "paddle262", "paddle-2.6.2-oldvdl", "python_dependency_conflict/vdl_train.py",
+add(PD, "visualdl_old_protobuf", "paddle262", "paddle-2.6.2-train6", "python_dependency_conflict/vdl_train.py",
     "visualdl 2.2.3 (old generated _pb2) with a current protobuf")
 add(PD, "pycocotools_missing", "paddle331", V331,
     {"python_dependency_conflict/ppdet_eval.py": "tools/eval.py",
      "python_dependency_conflict/coco_metric.py": "tools/coco_metric.py"},
     "PaddleDetection-like eval without pycocotools installed",
     cmd="python tools/eval.py -c configs/ppyoloe/ppyoloe_plus_crn_s_80e_coco.yml")
-add(PD, "paddle_installed_no_deps", "paddle331", "paddle-3.3.1-nodeps", "python_dependency_conflict/paddle_train.py",
+add(PD, "paddle_installed_no_deps", "paddle331", "paddle-3.3.1-slim", "python_dependency_conflict/paddle_train.py",
     "pip install --no-deps paddlepaddle (only numpy+protobuf added): a Paddle dependency is missing")
 
 # ----------------------------------------------------------------------------- distributed_comm_failure
 DC = "distributed_comm_failure"
 DP = {"distributed_comm_failure/dp_train.py": "train.py"}
 add(DC, "launch_peer_never_joins", "paddle331", V331, DP,
-    "launch --nnodes 2 --master 127.0.0.1:49178 as node 0; node 1 never joins; job killed by `timeout 90`",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
-    timeout_cmd=90)
+    "launch --nnodes 2 --rank 0 --master 127.0.0.1:49178: node 1 never joins, 'Waiting peer start...' "
+    "until the job's `timeout 60` (SIGTERM)",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
+    timeout_cmd=60)
 add(DC, "launch_master_unreachable", "paddle331", V331, DP,
-    "launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 (closed port); job killed by `timeout 90`",
+    "launch --nnodes 2 --master 127.0.0.2:49179 (nothing listens): 'master not ready' until `timeout 60`",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.2:49179 --nproc_per_node 1 train.py",
+    timeout_cmd=60)
+add(DC, "launch_master_unreachable", "rank1_master_is_self_paddle331", V331, DP,
+    "launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 (master address is this host): launcher crashes "
+    "with TypeError on an empty peer list",
     cmd="python -m paddle.distributed.launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 --nproc_per_node 1 train.py",
+    timeout_cmd=60)
+add("no_failure", "launch_nnodes2_single_host", "paddle331", V331, DP,
+    "launch --nnodes 2 --master 127.0.0.1:49177 without --rank, no second node: after ~25 s of polling the "
+    "launcher registered itself twice and ran 'rank 0 of 2' to completion, exit 0 (nothing in the log shows a "
+    "failure; hard negative)",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.1:49177 --nproc_per_node 1 train.py",
     timeout_cmd=90)
 TRAINER_ENV = {"PADDLE_TRAINERS_NUM": "2", "PADDLE_TRAINER_ENDPOINTS": "127.0.0.1:49180,127.0.0.1:49181",
                "PADDLE_MASTER": "127.0.0.1:49180", "PADDLE_GLOBAL_SIZE": "2", "PADDLE_LOCAL_SIZE": "1",
@@ -336,3 +348,21 @@ add("api_incompatible", "legacy_code_on_paddle26", "static_nn_fc_act", V262,
     "api_incompatible/static_nn_fc_act.py", "Paddle 2.0-2.4 code on 2.6.2: static.nn.fc(act=...)")
 add("api_incompatible", "legacy_code_on_paddle26", "adam_parameter_list", V262,
     "api_incompatible/adam_parameter_list.py", "Paddle 1.x code on 2.6.2: Adam(parameter_list=...)")
+EXT_CACHE = {"tmpfs": {"/root/.cache/paddle_extensions": "300m"}}  # fresh JIT build on every capture
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("native_crash", "custom_op_out_of_bounds", tag, venv,
+        {"native_crash/custom_op_oob.py": "train.py", "native_crash/custom_relu.cc": "custom_relu.cc"},
+        "custom C++ op JIT-built with paddle.utils.cpp_extension.load writes out of bounds -> SIGSEGV "
+        "with C++ traceback in CustomReluForward", ns=EXT_CACHE, timeout=600)
+
+CUSTOM = {"model_version_incompatible/custom_gelu.cc": "custom_gelu.cc",
+          "model_version_incompatible/export_custom.py": "export_custom.py"}
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add(MV, "custom_op_not_loaded", f"predictor_{tag}", venv,
+        {**CUSTOM, "model_version_incompatible/serve_custom.py": "serve.py"},
+        "model exported with a custom C++ op (fast_gelu), served by Paddle Inference without the op library",
+        cmd="python serve.py", setup=[(venv, "HOME=/workspace/.home python export_custom.py")])
+    add(MV, "custom_op_not_loaded", f"jit_load_{tag}", venv,
+        {**CUSTOM, "model_version_incompatible/serve_custom_jit.py": "serve.py"},
+        "model exported with a custom C++ op (fast_gelu), paddle.jit.load without the op library",
+        cmd="python serve.py", setup=[(venv, "HOME=/workspace/.home python export_custom.py")])

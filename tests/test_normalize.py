@@ -661,3 +661,14 @@ def test_open_block_is_carried():
 def test_normalize_lines_strips_newlines():
     df = normalize_lines(["Traceback (most recent call last):\n", '  File "a.py", line 1\n', "ValueError: v\r\n"])
     assert df.message.tolist() == ["ValueError: v"] and "\n\n" not in df.text[0]
+
+
+def test_frame_fallback_without_pandas_helper(monkeypatch):
+    import pipeline.normalize as nz
+
+    lines = PY2_OOM + CPP_SEGV
+    fast = one(lines, ts=[ENV] * len(lines))
+    monkeypatch.setattr(nz, "_to_object_array", None)
+    slow = one(lines, ts=[ENV] * len(lines))
+    pd.testing.assert_frame_equal(fast, slow)
+    assert [slow[c].dtype for c in EVENT_COLUMNS] == [np.int64, np.int64] + [object] * 6

@@ -192,3 +192,30 @@ def test_plain_logs_have_sidecar_and_text(sim):
         assert {"image", "image_tag", "exit_code", "oom_killed", "started_at", "finished_at", "name", "labels"} <= set(meta)
         text = f.read_text(encoding="utf-8")
         assert not text.startswith("{")
+
+
+def test_parallel_rendering_is_identical(tmp_path):
+    a = simulate(tmp_path / "a", hosts=4, days=2, seed=5, workers=1)
+    b = simulate(tmp_path / "b", hosts=4, days=2, seed=5, workers=2)
+    assert a == b
+    assert tree_digest(tmp_path / "a") == tree_digest(tmp_path / "b")
+
+
+def test_scale_lines_multiplies_progress(tmp_path):
+    a = simulate(tmp_path / "a", hosts=6, days=2, seed=4)
+    b = simulate(tmp_path / "b", hosts=6, days=2, seed=4, scale_lines=4)
+    assert a.runs == b.runs and a.categories == b.categories
+    assert b.lines > 2 * a.lines
+
+
+def test_captured_blocks_are_reused(tmp_path, monkeypatch):
+    cap = tmp_path / "capture" / "gpu_oom"
+    cap.mkdir(parents=True)
+    (cap / "resnet_bs4096.log").write_text(
+        "W1129 20:06:47.123456 12345 gpu_resources.cc:119] Please NOTE: device: 0\n"
+        "Traceback (most recent call last):\n  File \"/workspace/train.py\", line 3, in <module>\n"
+        "    loss.backward()\nMemoryError: \n\nCAPTURED-MARKER Out of memory error on GPU 0.\n")
+    monkeypatch.setenv("LOGML_CAPTURE_DIR", str(tmp_path / "capture"))
+    simulate(tmp_path / "a", hosts=20, days=7, seed=1)
+    rows = [r for r in read_csv(tmp_path / "a" / "labels.csv") if "captured_" in r["scenario"]]
+    assert rows and all(r["category"] == "gpu_oom" for r in rows)

@@ -1,0 +1,132 @@
+"""Diagnose runs: rules + the exported classifier + the frozen template set -> verdict JSON.
+
+Serves `logml predict` (one file, cold process: no scikit-learn, no mlflow) and the nightly
+classification of every new run (the same code, so both agree).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.features import run_features
+from pipeline.lean import LeanModel
+from pipeline.mining import Template, TemplateMiner, mask
+from pipeline.rules import RuleSet, RuleVerdict
+from pipeline.taxonomy import UNKNOWN, load_taxonomy
+
+STRATEGIES = ("rules_only", "model_only", "rule_first", "model_first", "hybrid")
+
+
+@dataclass
+class Verdict:
+    category: str
+    confidence: float
+    source: str                       # rule | model | hybrid
+    rule_id: str | None = None
+    model_category: str | None = None
+    model_confidence: float | None = None
+    alternatives: list[dict] = field(default_factory=list)
+    evidence_lines: list[int] = field(default_factory=list)
+
+
+def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
+    order = sorted(range(len(classes)), key=lambda i: -float(proba[i]))
+    return [(classes[i], float(proba[i])) for i in order]
+
+
+def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, strategy: str,
+            threshold: float, rule_confidence: float = 0.9) -> Verdict:
+    """One decision from the rule verdict and the model's probabilities.
+
+    rule_first: a firing rule decides, the model covers what no rule catches.
+    model_first: the model decides (rule hits are among its features).
+    hybrid: the model decides unless a rule fires and the model is unsure (< threshold of its own).
+    Open set: a model-decided verdict below `threshold` becomes `unknown`.
+    """
+    top = ranked(classes, proba) if classes is not None else []
+    model_cat, model_conf = (top[0] if top else (None, None))
+    alternatives = [{"category": c, "confidence": round(p, 4)} for c, p in top[:4]]
+    rule_cat = verdict.category if verdict else None
+    rule_id = verdict.rule_id if verdict else None
+    base = dict(rule_id=rule_id, model_category=model_cat, model_confidence=model_conf, alternatives=alternatives)
+
+    def from_rule() -> Verdict:
+        p = dict(top).get(rule_cat, 0.0)
+        source = "hybrid" if model_cat == rule_cat else "rule"
+        return Verdict(rule_cat, max(rule_confidence, p), source, **base)
+
+    def from_model() -> Verdict:
+        if model_conf < threshold:
+            return Verdict(UNKNOWN, model_conf, "model", **base)
+        return Verdict(model_cat, model_conf, "hybrid" if model_cat == rule_cat else "model", **base)
+
+    if strategy == "rules_only" or not top:
+        if rule_cat:
+            return Verdict(rule_cat, rule_confidence, "rule", **base)
+        return Verdict("no_failure", 0.5, "rule", **base)
+    if strategy == "model_only" or strategy == "model_first":
+        return from_model()
+    if strategy == "rule_first":
+        return from_rule() if rule_cat else from_model()
+    if strategy == "hybrid":
+        if rule_cat and (model_cat == rule_cat or model_conf < max(threshold, 0.8)):
+            return from_rule()
+        return from_model()
+    raise ValueError(f"unknown strategy {strategy!r}")
+
+
+class Predictor:
+    """Everything `predict` needs, loaded once from models/."""
+
+    def __init__(self, models_dir: str | Path, rules: RuleSet | None = None):
+        self.models_dir = Path(models_dir)
+        self.model = LeanModel.load(self.models_dir)
+        meta = self.model.meta
+        self.strategy = meta.get("strategy", "rule_first")
+        self.threshold = float(meta.get("threshold", 0.4))
+        self.model_version = meta.get("model_version", "unversioned")
+        self.rules = rules or RuleSet.load()
+        rows = json.loads((self.models_dir / "templates.json").read_text())
+        self.miner = TemplateMiner([Template(**row) for row in rows["templates"]], **rows.get("settings", {}))
+        self.taxonomy = load_taxonomy()
+
+    def diagnose(self, events, meta: dict | None = None) -> Verdict:
+        rule_verdict = self.rules.match(events, meta) if len(events) else None
+        feats = run_features(events, meta, rule_verdict.hits if rule_verdict else ())
+        proba = self.model.predict_proba({"doc": feats.doc, "rules": feats.rules, "meta": feats.meta})
+        verdict = combine(rule_verdict, self.model.classes, proba, self.strategy, self.threshold)
+        verdict.evidence_lines = feats.evidence_lines
+        self._rule_verdict = rule_verdict
+        return verdict
+
+    def evidence(self, events, verdict: Verdict, limit: int = 5) -> list[dict]:
+        """The rule's evidence first, then the last failure-relevant lines, with template ids."""
+        chosen: list[tuple[int, str]] = []
+        rule_verdict = getattr(self, "_rule_verdict", None)
+        if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:
+            chosen = [(int(e["line"]), e["text"]) for e in rule_verdict.evidence]
+        if len(chosen) < limit:
+            line_nos = list(events["line_no"])
+            messages = list(events["message"])
+            pos = {ln: i for i, ln in enumerate(line_nos)}
+            for ln in reversed(verdict.evidence_lines):
+                i = pos.get(ln)
+                if i is None or any(c[0] == ln for c in chosen):
+                    continue
+                chosen.append((ln, messages[i]))
+                if len(chosen) >= limit:
+                    break
+        out = []
+        for line, text in chosen[:limit]:
+            first = text.splitlines()[0] if text else ""
+            out.append({"line": line, "text": text[:2000], "template_id": self.miner.match(mask(first))})
+        return out
+
+    def to_json(self, path: str, events, verdict: Verdict) -> dict:
+        return {
+            "path": path, "category": verdict.category, "confidence": round(float(verdict.confidence), 4),
+            "source": verdict.source, "alternatives": verdict.alternatives,
+            "evidence": self.evidence(events, verdict), "remedy": self.taxonomy.remedy(verdict.category),
+            "model_version": self.model_version, "rule_id": verdict.rule_id,
+        }
