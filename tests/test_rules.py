@@ -196,6 +196,19 @@ def test_exit_code_decides_whether_a_traceback_means_failure():
     assert RS.match(events(lines), {"exit_code": 2}).category == "cuda_lib_missing"
 
 
+def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
+    # GPU wheel on a host/container without a visible GPU: Paddle falls back to CPU and finishes
+    lines = [
+        "compiled with CUDA: True",
+        "[2026-11-29 21:31:07,795] [ WARNING] install_check.py:60 - You are using GPU version PaddlePaddle, "
+        "but there is no GPU detected on your machine. Maybe CUDA devices is not set properly.",
+        "PaddlePaddle works well on 1 CPU.",
+        "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now.",
+    ]
+    v = RS.match(events(lines), {"exit_code": 0})
+    assert v is not None and (v.category, v.rule_id) == ("gpu_not_visible", "gpu_wheel_fell_back_to_cpu")
+
+
 def test_empty_inputs():
     empty = pd.DataFrame(columns=EVENT_COLUMNS)
     assert RS.match(empty) is None

@@ -1,11 +1,16 @@
 """PaddleOCR-style recognition training: reads the label list given on the command line."""
 import argparse
 import logging
+import sys
 
 import paddle
 
-logging.basicConfig(level=logging.INFO, format="[%(asctime)s] ppocr %(levelname)s: %(message)s")
-logger = logging.getLogger("ppocr")
+logger = logging.getLogger("ppocr")  # toolkit-style logger with its own handler
+_handler = logging.StreamHandler(sys.stdout)
+_handler.setFormatter(logging.Formatter("[%(asctime)s] ppocr %(levelname)s: %(message)s"))
+logger.addHandler(_handler)
+logger.setLevel(logging.INFO)
+logger.propagate = False
 ap = argparse.ArgumentParser()
 ap.add_argument("--label_list", default="train_list.txt")
 args = ap.parse_args()

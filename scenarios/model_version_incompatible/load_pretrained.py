@@ -1,10 +1,15 @@
 """Fine-tune from a pretrained checkpoint produced by a different model config."""
 import logging
+import sys
 
 import paddle
 
-logging.basicConfig(level=logging.INFO, format="[%(asctime)s] ppcls INFO: %(message)s")
-log = logging.getLogger("ppcls")
+log = logging.getLogger("ppcls")  # toolkit-style logger with its own handler
+_handler = logging.StreamHandler(sys.stdout)
+_handler.setFormatter(logging.Formatter("[%(asctime)s] ppcls INFO: %(message)s"))
+log.addHandler(_handler)
+log.setLevel(logging.INFO)
+log.propagate = False
 log.info("paddle %s", paddle.__version__)
 model = paddle.nn.Sequential(paddle.nn.Linear(784, 120), paddle.nn.ReLU(), paddle.nn.Linear(120, 10))
 state = paddle.load("pretrained/model.pdparams")

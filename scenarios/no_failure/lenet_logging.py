@@ -1,5 +1,6 @@
 """LeNet on random MNIST-shaped data, PaddleOCR/PaddleDetection-style progress logging."""
 import logging
+import sys
 import time
 
 import numpy as np
@@ -7,8 +8,12 @@ import paddle
 from paddle.io import DataLoader, Dataset
 from paddle.vision.models import LeNet
 
-logging.basicConfig(level=logging.INFO, format="[%(asctime)s] ppcls INFO: %(message)s")
-log = logging.getLogger("ppcls")
+log = logging.getLogger("ppcls")  # toolkit-style logger with its own handler
+_handler = logging.StreamHandler(sys.stdout)
+_handler.setFormatter(logging.Formatter("[%(asctime)s] ppcls INFO: %(message)s"))
+log.addHandler(_handler)
+log.setLevel(logging.INFO)
+log.propagate = False
 
 
 class RandomMNIST(Dataset):

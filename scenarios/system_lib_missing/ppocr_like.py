@@ -2,8 +2,12 @@
 import logging
 import sys
 
-logging.basicConfig(level=logging.INFO, format="[%(asctime)s] ppocr %(levelname)s: %(message)s")
-logger = logging.getLogger("ppocr")
+logger = logging.getLogger("ppocr")  # toolkit-style logger with its own handler
+_handler = logging.StreamHandler(sys.stdout)
+_handler.setFormatter(logging.Formatter("[%(asctime)s] ppocr %(levelname)s: %(message)s"))
+logger.addHandler(_handler)
+logger.setLevel(logging.INFO)
+logger.propagate = False
 logger.info("Architecture : {'model_type': 'rec', 'algorithm': 'SVTR_LCNet'}")
 import paddle  # noqa: E402
 
