@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 DB      ?= data/logml.duckdb
 STAMP   := $(VENV)/.installed
 
-.PHONY: demo test lint setup bench capture clean
+.PHONY: demo test lint setup bench capture clean sample train
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,3 +35,19 @@ capture: $(STAMP)
 
 clean:
 	rm -rf $(DB) $(DB).wal $(DB).lock reports mlflow.db
+
+## Rebuild the embedded sample fleet: a simulated fleet beside the captured logs (data/raw/capture01).
+sample: $(STAMP)
+	rm -rf data/.sim data/raw/h[0-9]* data/raw/inventory.csv
+	$(BIN)/logml simulate --hosts 12 --days 7 --seed 1 --out data/.sim
+	mv data/.sim/h[0-9]* data/.sim/inventory.csv data/raw/
+	mv data/.sim/labels.csv data/labeled/simulated.csv
+	rm -rf data/.sim
+
+TRAIN_DB ?= data/corpus/train.duckdb
+## Retrain the shipped model: a larger simulated training fleet + the labeled sample fleet + captured logs.
+train: $(STAMP)
+	$(BIN)/logml simulate --hosts 40 --days 10 --seed 7 --out data/corpus/train
+	$(BIN)/logml ingest data/raw --db $(TRAIN_DB)
+	$(BIN)/logml ingest data/corpus/train --db $(TRAIN_DB)
+	$(BIN)/logml train --db $(TRAIN_DB) --labels data/labeled --labels data/corpus/train/labels.csv

@@ -136,6 +136,99 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
     print(f"simulated {summary.runs} runs, {summary.lines:,} lines into {out}")
 
 
+@app.command()
+def train(db: Optional[str] = typer.Option(None, help="warehouse holding the labeled runs' logs"),
+          labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
+          models: Optional[str] = typer.Option(None, help="export folder (default: models/)"),
+          splits: int = typer.Option(5, help="group-aware CV folds"),
+          no_mlflow: bool = typer.Option(False, "--no-mlflow", help="skip MLflow logging"),
+          as_json: bool = typer.Option(False, "--json")):
+    """Train the root-cause classifier, compare it with the rules, export to models/, log to MLflow."""
+    from pipeline import model
+    params = _params()
+    metrics = model.train(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"],
+                          params, n_splits=splits, log_mlflow=not no_mlflow)
+    if as_json:
+        print(json.dumps(metrics))
+        return
+    _print_strategies(metrics)
+
+
+def _print_strategies(metrics: dict) -> None:
+    import pandas as pd
+    rows = [{"predictor": name, "macro_f1": round(r["macro_f1"], 4), "accuracy": round(r["accuracy"], 4),
+             "top2": round(r.get("top2_accuracy", r["accuracy"]), 4),
+             "acc_where_rules_miss": None if r.get("accuracy_where_rules_miss") is None
+             else round(r["accuracy_where_rules_miss"], 4), "threshold": r.get("threshold")}
+            for name, r in metrics["strategies"].items() if isinstance(r, dict)]
+    _print_frame(pd.DataFrame(rows), False, f"{metrics.get('model_version', '')}: chosen {metrics['strategy']} "
+                                            f"(threshold {metrics['threshold']}), {metrics['n_runs']} runs")
+
+
+@app.command()
+def evaluate(labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
+             db: Optional[str] = typer.Option(None), models: Optional[str] = typer.Option(None),
+             as_json: bool = typer.Option(False, "--json")):
+    """Rules-only vs model vs combined on any labeled set, with the shipped model."""
+    from pipeline import model
+    params = _params()
+    metrics = model.evaluate(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"])
+    if as_json:
+        print(json.dumps(metrics))
+        return
+    _print_strategies(metrics)
+
+
+@app.command()
+def predict(paths: list[str] = typer.Argument(..., help="log files (plain, docker-json, CRI, .gz) or - for stdin"),
+            models: Optional[str] = typer.Option(None, help="model folder (default: models/)"),
+            as_json: bool = typer.Option(False, "--json", help="JSON Lines, one object per input")):
+    """Root cause, confidence, evidence and remedy for each log. Never changes the template set."""
+    from pipeline.predict import predict_paths
+    models = models or _params()["paths"]["models"]
+    if not Path(models, "model.json").exists():
+        _console().print(f"[red]logml:[/red] no model in {models}: run `make train` first")
+        raise typer.Exit(2)
+    failed = False
+    for result in predict_paths(paths, models):
+        failed |= "error" in result
+        if as_json:
+            sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        else:
+            _print_verdict(result)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _print_verdict(result: dict) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    console = Console()
+    if "error" in result:
+        console.print(f"[red]{escape(result['path'])}: cannot read: {escape(result['error'])}[/red]")
+        return
+    console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]{result['category']}[/bold] "
+                  f"(confidence {result['confidence']:.2f}, {result['source']})")
+    for ev in result["evidence"]:
+        console.print(f"  line {ev['line']}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
+    console.print(f"  remedy: {escape(result['remedy'])}")
+
+
+rules_app = typer.Typer(help="Signature rules.")
+app.add_typer(rules_app, name="rules")
+
+
+@rules_app.command("check")
+def rules_check(path: Optional[str] = typer.Argument(None, help="rules YAML (default: the packaged one)")):
+    """Validate the rules file and run every rule's own examples."""
+    from pipeline.rules import check
+    errors = check(path)
+    for err in errors:
+        _console().print(f"[red]x[/red] {err}")
+    if errors:
+        raise typer.Exit(1)
+    print("rules ok")
+
+
 def main() -> None:  # pragma: no cover
     app()
 

@@ -17,7 +17,7 @@ DEFAULTS: dict = {
         "reports": "reports",
     },
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20},
-    "mining": {"sim_th": 0.4, "depth": 4, "max_children": 100, "extra_delimiters": ["=", ","]},
+    "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","]},
 }
 
 

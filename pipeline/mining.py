@@ -28,17 +28,20 @@ from drain3.drain import Drain, LogCluster
 MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", ("-",)),
     ("TS", r"\b\d+[-/]\d+[-/]\d+(?:[T ]\d+:\d+:\d+(?:[.,]\d+)?(?:Z|[+-]\d+(?::\d+)?)?)?\b", ("-", "/")),
+    ("TS", r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?[^\S\n]+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+           r"[^\S\n]+\d+,?(?:[^\S\n]+\d+)?[^\S\n]+\d+:\d+:\d+(?:[.,]\d+)?(?:[^\S\n]+\d+\b)?", (":",)),
     ("URL", r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", ("://",)),
     ("IP", r"\b\d+(?:\.\d+){3}(?::\d+)?\b", (".",)),
     ("HEX", r"\b0x[0-9a-fA-F]+\b", ("0x",)),
-    ("HEX", r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{12,}\b", ()),
     ("PATH", r"(?<![\w.<>])(?:~|\.{1,2})?(?:/[\w.+@%-]+){2,}/?|(?<![\w.<>/])[A-Za-z]:\\[^\s'\"]+", ("/", ":\\")),
     ("SHAPE", r"\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)+[^\S\n]*,?[^\S\n]*\]", ("[",)),
-    ("SIZE", r"\b\d+(?:\.\d+)?[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)\b", ("B", "b")),
+    ("SIZE", r"\b\d+(?:\.\d+)?(?:[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)|[^\S\n]B)\b", ("B", "b")),
     ("DUR", r"\b\d+:\d+:\d+(?:\.\d+)?\b|\b\d+(?:\.\d+)?[^\S\n]?(?:ms|us|ns|sec|secs|seconds|s|min|mins|h)\b",
      ("s", ":", "min", "h")),
     ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
+    ("HEX", r"\b(?:[0-9a-fA-F]*\d[a-fA-F]+\d[0-9a-fA-F]*|\d+[a-fA-F]{2,})\b", ()),
+    ("ID", r"\b\w*?_-?\d+_\w*", ("_",)),
 ]
 _MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
 _DIGITS = str.maketrans("0123456789", "1111111111")

@@ -383,3 +383,32 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, results: dict, s
         mlflow.log_artifact(str(models_dir / "metrics.json"))
         mlflow.sklearn.log_model(final, name="model", registered_model_name="logml-root-cause",
                                  input_example=None)
+
+
+def evaluate(db: str, labels_paths, models_dir: str | Path) -> dict:
+    """The shipped predictor on any labeled set: rules-only vs model vs the combination it uses."""
+    from pipeline import store
+    from pipeline.predict import Predictor, combine
+    predictor = Predictor(models_dir)
+    with store.connect(db, read_only=True) as con:
+        ds = build_dataset(con, load_labels(labels_paths), predictor.rules)
+    if not len(ds.labels):
+        raise ValueError(f"none of the labeled runs are in the warehouse {db}")
+    y = ds.labels["category"].to_numpy()
+    model = predictor.model
+    probas = [model.predict_proba({"doc": f.doc, "rules": f.rules, "meta": f.meta}) for f in ds.features]
+    rule_pred = np.array([combine(v, None, None, "rules_only", 0).category for v in ds.verdicts])
+    missed = rule_pred != y
+    strategies = {}
+    for name, strategy in (("rules_only", "rules_only"), ("model_only", "model_first"),
+                           ("combined", predictor.strategy)):
+        verdicts = [combine(v, model.classes, p, strategy, predictor.threshold) for v, p in zip(ds.verdicts, probas)]
+        pred = np.array([v.category for v in verdicts])
+        top2 = [y[i] in {a["category"] for a in v.alternatives[:2]} or pred[i] == y[i] for i, v in enumerate(verdicts)]
+        s = score(y, pred, top2)
+        s["threshold"] = predictor.threshold if strategy != "rules_only" else None
+        s["accuracy_where_rules_miss"] = float(np.mean(pred[missed] == y[missed])) if missed.any() else None
+        strategies[name] = s
+    return {"model_version": predictor.model_version, "strategy": predictor.strategy,
+            "threshold": predictor.threshold, "n_runs": int(len(y)), "rules_missed": int(missed.sum()),
+            "strategies": strategies}

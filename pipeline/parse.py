@@ -104,12 +104,82 @@ def render_template(template: str, masked: str, delimiters: Iterable[str]) -> st
     return " ".join(text.split())
 
 
+# Template correction rules of Khan et al., "Guidelines for Assessing the Accuracy of Log Message
+# Template Identification Techniques" (ICSE 2022) -- the rules behind the corrected Loghub ground
+# truth, as implemented by LogPAI (logparser / Loghub-2.0 `correct_single_template`): DS double
+# spaces, PS path-like strings, BL booleans, US default user strings, DG digit-only tokens, WV word
+# concatenated with a variable, DV dot-separated variables, CV consecutive variables.
+_BOOL_AND_USER = {"true", "false", "null", "root"}
+_PATH_DELIMS = r"(\s|,|!|;|:|=|\||\"|'|\[|\]|\(|\)|\{|\})"
+_TOKEN_DELIMS = r"(\s|,|!|;|:|=|\||\"|'|\[|\]|\(|\)|\{|\}|\.|-|\+|@|#|\$|%|&)"
+_PATH_LIKE = re.compile(r"^(/[^/]+)+$")
+_DIGITS_ONLY = re.compile(r"^\d+$")
+_WORD_WITH_VAR = re.compile(r"^[^\s/]*<\*>[^\s/]*$")
+_JOINED_VARS = ("<*>.<*>", "<*><*>", "#<*>#", "<*>:<*>", "<*>#<*>", "<*>/<*>", "<*>@<*>")
+
+
+def correct_template(template: str) -> str:
+    """Apply the DS, PS, BL, US, DG, WV, DV and CV rules to one template (see above)."""
+    template = re.sub(r"\s+", " ", template.strip())                                        # DS
+    template = "".join(WILDCARD if _PATH_LIKE.match(t) else t for t in re.split(_PATH_DELIMS, template))  # PS
+    tokens = []
+    for tok in re.split(_TOKEN_DELIMS, template):
+        if tok.lower() in _BOOL_AND_USER or _DIGITS_ONLY.match(tok):                          # BL, US, DG
+            tok = WILDCARD
+        elif tok != "<*>/<*>" and _WORD_WITH_VAR.match(tok):                                  # WV
+            tok = WILDCARD
+        tokens.append(tok)
+    template = "".join(tokens)
+    changed = True
+    while changed:                                                                            # DV, CV
+        before = template
+        for joined in _JOINED_VARS:
+            while joined in template:
+                template = template.replace(joined, WILDCARD)
+        while " #<*> " in template:
+            template = template.replace(" #<*> ", " <*> ")
+        changed = template != before
+    return template
+
+
+def _merge_subsumed(final: dict[str, str]) -> dict[str, str]:
+    """Template key -> the key it is merged into (itself unless a more general template covers it).
+
+    A covers B when they have as many tokens and every token of A is <*> or equals B's (mask tokens
+    count as <*>): every message of B would match A. Drain leaves such pairs when the specific
+    cluster was created before the general one had generalised. The most general cover wins.
+    """
+    norm = {k: tuple(_MASK_TOKEN.sub(WILDCARD, tok) for tok in t.split()) for k, t in final.items()}
+    by_len: dict[int, list[str]] = defaultdict(list)
+    for k, toks in norm.items():
+        by_len[len(toks)].append(k)
+    root = {k: k for k in final}
+    for ks in by_len.values():
+        if len(ks) < 2:
+            continue
+        # most general first (most wildcards), ties by key: a cover is always seen before what it covers
+        ks = sorted(ks, key=lambda k: (-norm[k].count(WILDCARD), k))
+        for i, b in enumerate(ks):
+            tb = norm[b]
+            for a in ks[:i]:
+                ta = norm[a]
+                if ta != tb and all(x == WILDCARD or x == y for x, y in zip(ta, tb)):
+                    root[b] = root[a]
+                    break
+    return root
+
+
 def event_id(template: str) -> str:
     return hashlib.md5(template.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def mine_contents(contents: Sequence[str], params: dict | None = None) -> tuple[list[str], list[str]]:
-    """Product mining path over contents; returns (EventId, EventTemplate) per content."""
+def mine_contents(contents: Sequence[str], params: dict | None = None,
+                  correct: bool = True) -> tuple[list[str], list[str]]:
+    """Product mining path over contents; returns (EventId, EventTemplate) per content.
+
+    correct: apply correct_template to every rendered template (the event is then the corrected
+    template, so clusters that differ only by, e.g., a boolean or a digit-only token are one event).
+    """
     if params is None:
         from pipeline.config import load_params
         params = load_params()
@@ -121,12 +191,14 @@ def mine_contents(contents: Sequence[str], params: dict | None = None) -> tuple[
     final = {t.template_key: t.template for t in miner.templates()}
     delimiters = list(params.get("mining", {}).get("extra_delimiters", ("=", ",")))
 
+    root = _merge_subsumed(final)
+    tkeys = [root[k] for k in tkeys]
     line_count = Counter(keys)
-    rendered_of: dict[str, str] = {}               # message key -> rendered template
     votes: dict[str, Counter] = defaultdict(Counter)  # template key -> rendered text -> lines
     for (mkey, masked), tkey in zip(distinct, tkeys):
         text = render_template(final[tkey], masked, delimiters)
-        rendered_of[mkey] = text
+        if correct:
+            text = correct_template(text)
         votes[tkey][text] += line_count[mkey]
     # One EventTemplate per cluster: the rendering most of its lines share (ties: smallest text).
     cluster_text = {tkey: min(v.items(), key=lambda kv: (-kv[1], kv[0]))[0] for tkey, v in votes.items()}
@@ -136,21 +208,22 @@ def mine_contents(contents: Sequence[str], params: dict | None = None) -> tuple[
     return [ids_of[t] for t in templates], templates
 
 
-def parse_lines(lines: Sequence[str], log_format: str, params: dict | None = None) -> tuple[pd.DataFrame, int]:
+def parse_lines(lines: Sequence[str], log_format: str, params: dict | None = None,
+                correct: bool = True) -> tuple[pd.DataFrame, int]:
     frame, unmatched = split_headers(lines, log_format)
-    event_ids, templates = mine_contents(frame["Content"].tolist(), params)
+    event_ids, templates = mine_contents(frame["Content"].tolist(), params, correct)
     frame["EventId"] = event_ids
     frame["EventTemplate"] = templates
     return frame, unmatched
 
 
 def parse_file(path: str | Path, log_format: str, out_csv: str | Path | None,
-               params: dict | None = None) -> pd.DataFrame:
+               params: dict | None = None, correct: bool = True) -> pd.DataFrame:
     """Structured DataFrame (LineId, header fields, Content, EventId, EventTemplate); CSV written when out_csv.
 
     `frame.attrs["unmatched"]` counts the lines that did not match the header format.
     """
-    frame, unmatched = parse_lines(read_lines(path), log_format, params)
+    frame, unmatched = parse_lines(read_lines(path), log_format, params, correct)
     frame.attrs["unmatched"] = unmatched
     if out_csv is not None:
         out = Path(out_csv)

@@ -130,3 +130,68 @@ class Predictor:
             "evidence": self.evidence(events, verdict), "remedy": self.taxonomy.remedy(verdict.category),
             "model_version": self.model_version, "rule_id": verdict.rule_id,
         }
+
+
+# ----------------------------------------------------------------------------- reading one log
+
+
+def read_log_events(path: str, max_events: int | None = None):
+    """Events of one log given by hand (plain, docker-json, CRI, .gz; format sniffed)."""
+    import pandas as pd
+
+    from pipeline import sources
+    from pipeline.normalize import Normalizer
+    logfile = sources.logfile_for_path(path)
+    normalizer = Normalizer()
+    frames, problems = [], []
+    for chunk in sources.read_chunks(logfile):
+        events, _ = normalizer.feed(chunk)
+        frames.append(events)
+        problems.extend(chunk.problems)
+    frames.append(normalizer.flush())
+    fatal = [p for p in problems if p.reason in ("unreadable", "binary")]
+    if fatal:
+        raise OSError(f"{fatal[0].reason}: {fatal[0].detail or path}")
+    events = pd.concat(frames, ignore_index=True)
+    return events, problems
+
+
+def docker_meta(path: str) -> dict:
+    """Exit code / OOMKilled from a config.v2.json beside a docker json log, when there is one."""
+    config = Path(path).parent / "config.v2.json"
+    if not config.is_file():
+        return {}
+    try:
+        state = json.loads(config.read_text()).get("State", {})
+    except (OSError, ValueError):
+        return {}
+    return {"exit_code": state.get("ExitCode"), "oom_killed": state.get("OOMKilled")}
+
+
+def predict_paths(paths: list[str], models_dir: str | Path):
+    """Yield one contract object per input path (with an "error" key when it cannot be read)."""
+    import os
+    import shutil
+    import sys
+    import tempfile
+    predictor = Predictor(models_dir)
+    for path in paths:
+        tmp = None
+        try:
+            if path == "-":
+                fd, tmp = tempfile.mkstemp(prefix="logml-stdin-")
+                with os.fdopen(fd, "wb") as out:
+                    shutil.copyfileobj(sys.stdin.buffer, out)
+                real = tmp
+            else:
+                real = path
+                if not Path(real).is_file():
+                    raise OSError(f"no such file: {path}")
+            events, _ = read_log_events(real)
+            verdict = predictor.diagnose(events, docker_meta(real) if path != "-" else {})
+            yield predictor.to_json(path, events, verdict)
+        except OSError as exc:
+            yield {"path": path, "error": str(exc)}
+        finally:
+            if tmp:
+                os.unlink(tmp)

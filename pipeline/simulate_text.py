@@ -1380,12 +1380,12 @@ def e_system_lib_missing(c: Ctx) -> str:
         em.err(f"ImportError: {lib}: cannot open shared object file: No such file or directory")
         return f"{lib.split('.')[0]}_{v}"
     # libgomp / libssl: Paddle's own import fails
-    v = wpick(r, [(1, "paddle_core"), (1 if c.major == 2 else 0, "avx_core")])
+    v = wpick(r, [(1, "paddle_core"), (1 if c.fw == "fluid" else 0, "avx_core")])
     if v == "avx_core":
         em.err(f"Error: Can not import avx core while this file exists: {c.pkg}/fluid/core_avx.so")
     py_tb(c, [(frames_user(c, deep=False)[0][0], pick(r, (2, 3, 6)), "<module>", "import paddle"),
               (f"{c.pkg}/__init__.py", pick(r, (28, 31)), "<module>", "from .base import core  # noqa: F401" if c.major >= 3
-               else "from .fluid import monkey_patch_variable"),
+               else f"from .{c.fw} import monkey_patch_variable"),
               (f"{c.pkg}/{c.fw}/core.py", pick(r, (268, 298, 325)), "<module>",
                "raise e" if r.random() < 0.5 else "from . import libpaddle")])
     em.err(f"ImportError: {lib}: cannot open shared object file: No such file or directory")

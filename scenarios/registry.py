@@ -374,3 +374,54 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
         {**CUSTOM, "model_version_incompatible/serve_custom_jit.py": "serve.py"},
         "model exported with a custom C++ op (fast_gelu), paddle.jit.load without the op library",
         cmd="python serve.py", setup=[(venv, "HOME=/workspace/.home python export_custom.py")])
+
+# ----------------------------------------------------------------------------- second round
+add("host_oom", "inference_batch_memory_cap", "paddle331", V331,
+    {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "Paddle Inference with batch 20000 under a 1.6 GB address-space cap -> ResourceExhaustedError in onednn "
+    "fused_conv2d", cmd="python infer.py", setup=[(V331, EXPORT)], prlimit_as=1_600_000_000,
+    env={"BATCH_SIZE": "20000"})
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("native_crash", "double_free_in_native_lib", tag, venv, "native_crash/double_free.py",
+        "native helper frees a buffer twice -> glibc 'free(): double free detected in tcache 2' + SIGABRT")
+add("cuda_lib_missing", "gpu_build_no_cuda_libs", "env_check", G262, {"gpu_not_visible/env_check.py": "env_check.py"},
+    "GPU wheel without CUDA/cuDNN libraries (and no GPU) on the host: get_cudnn_version() -> W dynamic_loader "
+    "'The third-party dynamic library (libcudnn.so) ... is not configured correctly', exit 0; labelled by its "
+    "only error line (cuDNN missing)", cmd="python env_check.py")
+add("gpu_not_visible", "gpu_build_no_cuda_libs", "env_check_then_train", G262, "gpu_not_visible/env_check_then_train.py",
+    "GPU wheel, no GPU/driver, no cuDNN: libcudnn.so warning first, then set_device('gpu') -> "
+    "'Cannot use GPU because there is no GPU detected' (the job-ending cause)")
+add("gpu_not_visible", "gpu_build_no_driver", "train_falls_back_to_cpu", G262, "no_failure/lenet_logging.py",
+    "GPU image on a host without GPU/driver: 'You are using GPU version Paddle, but your CUDA device is not set "
+    "properly. CPU device will be used by default.' then the whole training runs on CPU, exit 0")
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add(PD, "ocr_postprocess_missing_module", tag, venv,
+        {"python_dependency_conflict/ocr_postprocess.py": "tools/infer_det.py",
+         "python_dependency_conflict/db_postprocess.py": "tools/db_postprocess.py"},
+        "PaddleOCR-like DB post-processing without pyclipper installed -> ModuleNotFoundError",
+        cmd="python tools/infer_det.py -c configs/det/det_mv3_db.yml")
+add("system_lib_missing", "opencv_without_libx11", "paddle331", "paddle-3.3.1-ocr",
+    "system_lib_missing/ocr_preprocess.py", "opencv-python (GUI build) in a slim image without libX11.so.6",
+    ns={"hide": ["libX11.so.6"]})
+add("system_lib_missing", "paddle_without_libgomp", "paddle262_gpu", G262, "system_lib_missing/paddle_import.py",
+    "GPU wheel: import paddle in an image without libgomp.so.1", ns={"hide": ["libgomp.so.1"]})
+add("api_incompatible", "legacy_code_on_paddle3", "adam_parameter_list_paddle300", V300,
+    "api_incompatible/adam_parameter_list.py", "Paddle 1.x code on 3.0.0: Adam(parameter_list=...)")
+add("api_incompatible", "legacy_code_on_paddle3", "static_nn_fc_act_paddle300", V300,
+    "api_incompatible/static_nn_fc_act.py", "Paddle 2.0-2.4 code on 3.0.0: static.nn.fc(act=...)")
+add("disk_full", "checkpoint_volume_full", "paddle300", V300, "disk_full/save_checkpoint.py",
+    "paddle.save of epoch checkpoints into a 6 MB volume", ns={"tmpfs": {"/workspace/output": "6m"}})
+add("no_failure", "model_fit", "paddle300", V300, "no_failure/model_fit.py", "paddle.Model.fit progress bar, 2 epochs")
+add("no_failure", "inference_predictor", "paddle300", V300,
+    {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"},
+    "create_predictor on an exported model, 5 batches", cmd="python infer.py", setup=[(V300, EXPORT)])
+add("no_failure", "harmless_warnings", "paddle262", V262, "no_failure/warnings_run.py",
+    "numpy RuntimeWarnings and DeprecationWarnings, training finishes")
+add("no_failure", "dataloader_workers_big_shm", "paddle331_shm2g", V331, "shm_exhausted/train_loader.py",
+    "same DataLoader as the shm scenarios (4 workers, 32x3x512x512) with a 2 GB /dev/shm: trains fine "
+    "(hard negative for shm_exhausted)", ns={"shm": "2g"})
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("shm_exhausted", "dataloader_small_shm", f"{tag}_shm128m_multiscale", venv, "shm_exhausted/train_loader.py",
+        "progressive multi-scale training (batch 8, side 192 + 32/step), 4 workers, /dev/shm = 128 MB: "
+        "trains ~10 steps, then BUS error in the workers", ns={"shm": "128m"},
+        env={"MULTI_SCALE": "1", "BATCH_SIZE": "8", "IMG_SIZE": "192"})

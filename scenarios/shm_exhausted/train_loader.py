@@ -11,6 +11,7 @@ IMG = int(os.environ.get("IMG_SIZE", "512"))
 BATCH = int(os.environ.get("BATCH_SIZE", "32"))
 WORKERS = int(os.environ.get("NUM_WORKERS", "4"))
 SHARED = os.environ.get("USE_SHARED_MEMORY", "1") == "1"
+GROW = os.environ.get("MULTI_SCALE", "0") == "1"  # progressive resizing: image side grows every batch
 
 
 class RandomImages(Dataset):
@@ -18,7 +19,8 @@ class RandomImages(Dataset):
         self.n = n
 
     def __getitem__(self, idx):
-        img = np.random.rand(3, IMG, IMG).astype("float32")
+        side = IMG + 32 * (idx // BATCH) if GROW else IMG
+        img = np.random.rand(3, side, side).astype("float32")
         return img, np.array([idx % 10], dtype="int64")
 
     def __len__(self):
@@ -27,7 +29,7 @@ class RandomImages(Dataset):
 
 def main():
     print(f"paddle {paddle.__version__}, batch_size={BATCH}, num_workers={WORKERS}, image={IMG}x{IMG}")
-    loader = DataLoader(RandomImages(), batch_size=BATCH, shuffle=True, num_workers=WORKERS,
+    loader = DataLoader(RandomImages(), batch_size=BATCH, shuffle=not GROW, num_workers=WORKERS,
                         use_shared_memory=SHARED, drop_last=True)
     model = paddle.nn.Sequential(paddle.nn.Conv2D(3, 8, 3, stride=4), paddle.nn.ReLU(),
                                  paddle.nn.AdaptiveAvgPool2D(1), paddle.nn.Flatten(), paddle.nn.Linear(8, 10))
@@ -39,7 +41,7 @@ def main():
             loss.backward()
             opt.step()
             opt.clear_grad()
-            if step % 5 == 0:
+            if step % 5 == 0 or GROW:
                 print(f"epoch {epoch} step {step} loss {float(loss):.4f} ({time.time() - t0:.1f}s)")
             if step >= 20:
                 break

@@ -1,0 +1,9 @@
+import numpy as np
+import pyclipper
+from shapely.geometry import Polygon
+
+
+class DBPostProcess:
+    def __call__(self, pred, thresh=0.3):
+        bitmap = pred[0, 0] > thresh
+        return int(np.sum(bitmap))

@@ -1,0 +1,347 @@
+"""The weekly reliability report: ranking, concentration, fixes, week-over-week, untrusted text."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline import store
+from pipeline.report import (
+    binom_two_sided,
+    build_report,
+    clean,
+    default_week,
+    md,
+    md_code,
+    parse_week,
+    report_command,
+    summary_line,
+    write_report,
+)
+
+WEEK, PREV = "2026-W48", "2026-W47"
+W47 = dt.datetime(2026, 11, 16)
+HOSTS = [f"h{i:02d}" for i in range(1, 13)]
+PLANTED = ["h03", "h07", "h11"]          # driver 470 (CUDA <= 11.4)
+OFF = "paddlepaddle/paddle:"
+HOSTILE = "<script>alert(1)</script>"
+ANSI = "\x1b[31mRED\x1b[0m"
+
+INVENTORY = pd.DataFrame(
+    [{"host": h, "gpu_model": "Tesla T4",
+      "driver_version": "470.239.06" if h in PLANTED else ("535.183.01" if i % 2 else "570.124.06"),
+      "cuda_driver_max": "11.4" if h in PLANTED else ("12.2" if i % 2 else "12.8"), "node_pool": "pool"}
+     for i, h in enumerate(HOSTS)])
+
+# category -> (message_key, template_key, message text, template text)
+MSG = {
+    "cuda_driver_too_old": ("m_cuda", "T_cuda", "OSError: (External) CUDA error(35), CUDA driver version is insufficient "
+                            "for CUDA runtime version.", "OSError: (External) CUDA error(<NUM>), CUDA driver version is "
+                            "insufficient for CUDA runtime version."),
+    "gpu_oom": ("m_oom", "T_oom", "MemoryError: (ResourceExhausted) Out of memory error on GPU 0.",
+                "MemoryError: (ResourceExhausted) Out of memory error on GPU <NUM>."),
+    "shm_old": ("m_shm_old", "T_shm_old", "Bus error (core dumped)", "Bus error (core dumped)"),
+    "shm_new": ("m_shm_new", "T_shm_new", "ERROR: Unexpected BUS error encountered in DataLoader worker.",
+                "ERROR: Unexpected BUS error encountered in DataLoader worker."),
+    "evil": ("m_evil", "T_evil", f"ValueError: {HOSTILE} {ANSI} `tick` | pipe \u202eevil",
+             f"ValueError: {HOSTILE} <*>"),
+}
+
+
+def _image_for(host: str, day: int, k: int, week: int) -> str:
+    if host in PLANTED:
+        bad = k == 0 and (week == 1 or day in (1, 4))     # this week every day, last week two days
+        return "2.6.0-gpu-cuda11.8-cudnn8" if bad else "2.6.0-gpu-cuda11.2-cudnn8"
+    i = HOSTS.index(host)
+    return ["2.6.0-gpu-cuda11.8-cudnn8", "2.1.2-gpu-cuda11.2-cudnn8", "latest-gpu",
+            "3.0.0-gpu-cuda12.0-cudnn8.9"][(i + day + k) % 4]
+
+
+def build_fixture_warehouse(db: Path) -> Path:
+    """Two weeks of a 12-host fleet: 3 hosts on driver 470 get cuda11.8 images and fail with
+    cuda_driver_too_old (21 runs this week, 6 last week); the rest is healthy apart from a few
+    GPU OOMs and shm failures, one hostile run and one hostile category id."""
+    runs, preds, events = [], [], []
+    n = 0
+    for week in (0, 1):
+        for day in range(7):
+            for hi, host in enumerate(HOSTS):
+                for k in range(2):
+                    n += 1
+                    tag = _image_for(host, day, k, week)
+                    start = W47 + dt.timedelta(days=7 * week + day, hours=2 + 8 * k, minutes=hi)
+                    cat = "no_failure"
+                    if host in PLANTED and "cuda11.8" in tag:
+                        cat = "cuda_driver_too_old"
+                    elif host not in PLANTED and k == 1 and (hi + day) % 9 == 0:
+                        cat = "gpu_oom"
+                    elif host not in PLANTED and k == 0 and (hi * (day + 1)) % 13 == 5:
+                        cat = "shm_exhausted"
+                    hours = {"no_failure": 3.0, "cuda_driver_too_old": 0.02, "gpu_oom": 2.0, "shm_exhausted": 1.0}[cat]
+                    run_id = f"{host}/docker/containers/{n:04d}"
+                    runs.append({"run_id": run_id, "host": host, "image": OFF + tag, "image_tag": tag,
+                                 "exit_code": 0 if cat == "no_failure" else 1, "started_at": start,
+                                 "finished_at": start + dt.timedelta(hours=hours),
+                                 "labels": json.dumps({"gpu_count": "2", "team": "ocr"})})
+                    if cat == "no_failure":
+                        preds.append((run_id, cat, 0.95, "rule", None, "[]"))
+                        continue
+                    key = {"shm_exhausted": "shm_new" if week == 1 else "shm_old"}.get(cat, cat)
+                    mk, tk, text, _ = MSG[key]
+                    events.append((run_id, 7, start + dt.timedelta(minutes=1), "ERROR", "line", mk, text))
+                    model_cat = "host_oom" if (cat == "gpu_oom" and day % 2) else cat
+                    preds.append((run_id, cat, 0.9, "hybrid", model_cat,
+                                  json.dumps([{"line": 7, "text": text, "template_id": tk}])))
+    # the hostile run: HTML, ANSI, control chars, bidi override, backticks and pipes; unknown, low confidence
+    start = W47 + dt.timedelta(days=9, hours=5)
+    evil_id = "h05/docker/containers/<img src=x onerror=alert(3)>"
+    runs.append({"run_id": evil_id, "host": "h05", "image": "evil/</svg><script>alert(2)</script>:1",
+                 "image_tag": "1", "exit_code": 1, "started_at": start, "finished_at": start + dt.timedelta(hours=1),
+                 "labels": json.dumps({"gpus": "0,1", "note": HOSTILE})})
+    mk, tk, text, _ = MSG["evil"]
+    events.append((evil_id, 3, start, "ERROR", "py_traceback", mk, "Traceback ...\n" + text + "\x07\x00"))
+    preds.append((evil_id, "unknown", 0.3, "model", None,
+                  json.dumps([{"line": 3, "text": text + "\n\x1b]0;title\x07next", "template_id": tk}])))
+    # a prediction whose category id itself is hostile
+    runs.append({"run_id": "h06/x/1", "host": "h06", "image": OFF + "latest-gpu", "image_tag": "latest-gpu",
+                 "exit_code": 1, "started_at": start, "finished_at": None, "labels": "{}"})
+    preds.append(("h06/x/1", "<b onmouseover=alert(4)>bad</b>", 0.2, "model", None, "[]"))
+
+    con = store.connect(db)
+    con.register("runs_df", pd.DataFrame(runs))
+    con.execute("""INSERT INTO runs (run_id, host, kind, image, image_tag, exit_code, oom_killed, started_at,
+                                     finished_at, labels, first_ts, last_ts, n_events)
+                   SELECT run_id, host, 'docker', image, image_tag, exit_code, false, started_at, finished_at,
+                          labels::JSON, started_at, finished_at, 10 FROM runs_df""")
+    con.register("events_df", pd.DataFrame(events, columns=["run_id", "line_no", "ts", "level", "kind",
+                                                            "message_key", "message"]))
+    con.execute("""INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
+                                       message, text, ingest_id)
+                   SELECT run_id, 'f', line_no, 1, ts, 'stderr', level, kind, message_key, message, NULL, 1
+                   FROM events_df""")
+    for key, (mk, tk, text, tpl) in MSG.items():
+        first = W47 + dt.timedelta(days=7 if key in ("shm_new", "evil") else 0)
+        con.execute("INSERT INTO messages VALUES (?, ?, ?, 1, ?, ?, ?, 1)", [mk, tpl, tk, first, first, text])
+        con.execute("INSERT INTO templates VALUES (?, 1, ?, ?, 1, 1, ?, ?, ?, 1)", [tk, tpl, tpl, first, first, text])
+    con.register("preds_df", pd.DataFrame(preds, columns=["run_id", "category", "confidence", "source",
+                                                          "model_category", "evidence"]))
+    con.execute("""INSERT INTO predictions SELECT run_id, category, confidence, source, NULL, model_category, 0.7,
+                          'test', evidence::JSON, '[]', now() FROM preds_df""")
+    con.close()
+    return db
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    return build_fixture_warehouse(tmp_path_factory.mktemp("wh") / "wh.duckdb")
+
+
+@pytest.fixture(scope="module")
+def report(warehouse: Path) -> dict:
+    con = store.connect(warehouse, read_only=True)
+    try:
+        return build_report(con, WEEK, inventory=INVENTORY)
+    finally:
+        con.close()
+
+
+def _html_ranking(html_text: str) -> list[str]:
+    table = html_text.split('id="ranking-table"', 1)[1].split("</table>", 1)[0]
+    return re.findall(r'<tr><td class="n">\d+</td><td><b>(.*?)</b>', table)
+
+
+def _md_ranking(md_text: str) -> list[str]:
+    section = md_text.split("## Environment failures, ranked", 1)[1].split("\n## ", 1)[0]
+    return [row.split("|")[2].strip().replace("\\", "") for row in section.splitlines()
+            if re.match(r"^\| \d+ \|", row)]
+
+
+def test_planted_cause_tops_the_report_with_hosts_and_fix(report):
+    top = report["ranking"][0]
+    assert top["category"] == "cuda_driver_too_old"
+    assert top["runs"] == 21 and top["runs_last"] == 6 and top["hosts"] == 3
+    assert top["remedy"].startswith("pick an image tag")
+    assert top["evidence"] and "CUDA driver version is insufficient" in top["evidence"][0]["summary"]
+    assert len(top["run_ids"]) == 5 and all(r.split("/")[0] in PLANTED for r in top["run_ids"])
+    conc = next(c for c in report["concentration"] if c["category"] == "cuda_driver_too_old")
+    assert sorted(conc["concentrated_hosts"]) == PLANTED
+    assert sorted(h["value"] for h in conc["hosts"]) == PLANTED
+    assert conc["hosts_top3_share"] == 1.0
+    assert conc["drivers"][0]["value"] == "470.239.06" and conc["drivers"][0]["lift"] > 2
+    assert {o["host"] for o in conc["repeat_offenders"]} == set(PLANTED)
+    assert all(o["also_last_week"] for o in conc["repeat_offenders"])
+    (fix,) = conc["fixes"]
+    assert fix["hosts"] == PLANTED and fix["driver_branch"] == "470" and fix["driver_max_cuda"] == "11.4"
+    assert fix["pin_tag"] == "2.6.0-gpu-cuda11.2-cudnn8"      # newest tag with CUDA <= 11.4 (not 2.1.2)
+    assert fix["fix"] == ("hosts h03, h07, h11 run driver 470 (CUDA <= 11.4) with cuda11.8 images: "
+                          "upgrade the driver or pin 2.6.0-gpu-cuda11.2-cudnn8")
+    m = conc["cuda_matrix"]
+    i, j = m["image_cuda"].index("11.8"), m["drivers"].index("470 (CUDA <= 11.4)")
+    assert m["failures"][i][j] == 21 and m["runs"][i][j] == 21
+    assert sum(sum(r) for r in m["failures"]) == 21
+
+
+def test_week_over_week_numbers(report):
+    hl = report["headline"]
+    assert report["week"] == WEEK and report["previous_week"] == PREV
+    assert hl["runs"]["this"] == 12 * 7 * 2 + 2 and hl["runs"]["last"] == 12 * 7 * 2
+    top = report["ranking"][0]["change"]
+    assert top["change_pct"] == 250.0 and top["direction"] == "up"
+    assert top["significant"] and top["mark"] and top["p_value"] < 0.01 and top["status"] == "up"
+    shm = next(r for r in report["ranking"] if r["category"] == "shm_exhausted")
+    assert not shm["change"]["significant"]            # small counts: no star for a small wobble
+    assert hl["failed_runs"]["this"] > hl["failed_runs"]["last"]
+    # GPU-hours lost: duration x 2 GPUs (labels.gpu_count), the evil run counts 2 GPUs from "0,1"
+    assert hl["gpu_hours_lost"]["this"] > 0 and hl["gpu_hours_lost"]["change_pct"] is not None
+    t = report["templates"]
+    new = {x["template_key"] for x in t["new"]}
+    gone = {x["template_key"] for x in t["gone"]}
+    assert {"T_shm_new", "T_evil"} <= new and "T_cuda" not in new and "T_oom" not in new
+    assert gone == {"T_shm_old"}
+    assert t["new_count"] == 2 and t["gone_count"] == 1
+
+
+def test_classifier_health(report):
+    c = report["classifier"]
+    assert c["unknown_runs"] == 1 and c["low_confidence_runs"] == 2
+    assert c["disagreements"] > 0
+    assert any(p["category"] == "gpu_oom" and p["model_category"] == "host_oom" for p in c["disagreement_pairs"])
+    reasons = {q["reason"] for q in c["labeling_queue"]}
+    assert {"unknown", "disagreement", "low confidence"} <= reasons
+    # the disagreeing gpu_oom runs share one template: most valuable to label, they come first
+    assert c["labeling_queue"][0]["similar_runs"] >= c["labeling_queue"][-1]["similar_runs"]
+
+
+def test_outputs_escape_hostile_text_and_agree(report, tmp_path):
+    paths = write_report(report, tmp_path / "out")
+    html_text = paths["html"].read_text(encoding="utf-8")
+    md_text = paths["md"].read_text(encoding="utf-8")
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    # the hostile evidence is visible as text, never as markup
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html_text
+    assert "<script" not in html_text.lower()
+    assert "<img" not in html_text and "<b onmouseover" not in html_text and "</svg><script" not in html_text
+    assert "&lt;b onmouseover=alert(4)&gt;bad&lt;/b&gt;" in html_text
+    assert "Content-Security-Policy" in html_text and "http://" not in html_text.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    for text in (html_text, md_text, paths["json"].read_text(encoding="utf-8")):
+        assert "\x1b" not in text and "\x07" not in text and "\x00" not in text and "\u202e" not in text
+    # Markdown: never a raw tag, hostile evidence inside a code span
+    assert not re.search(r"(?<![`\\])<(script|img|b )", _strip_code_spans(md_text))
+    # the three outputs rank the same way
+    ranking = [r["category"] for r in data["ranking"] if r["runs"] or r["runs_last"]]
+    assert ranking[0] == "cuda_driver_too_old"
+    assert _html_ranking(html_text) == ranking
+    assert _md_ranking(md_text) == ranking
+    assert "upgrade the driver or pin 2.6.0-gpu-cuda11.2-cudnn8" in html_text
+    assert "pin 2\\.6\\.0\\-gpu\\-cuda11\\.2\\-cudnn8" in md_text
+    # every chart is inline SVG, nothing is loaded
+    for cid in ("chart-ranking", "chart-trend", "chart-heatmap"):
+        assert f'id="{cid}"' in html_text
+    assert not re.search(r"<(script|link|iframe|object|embed|img)\b", html_text)
+    assert data["schema"] == "logml.report/1"
+
+
+def _strip_code_spans(text: str) -> str:
+    return re.sub(r"(`+)(.+?)\1", "", text)
+
+
+def test_inventory_table_and_report_command(tmp_path):
+    warehouse = build_fixture_warehouse(tmp_path / "own.duckdb")
+    # without an inventory the driver is unknown but Paddle's facts are absent too: still no crash
+    con = store.connect(warehouse, read_only=True)
+    rep = build_report(con, WEEK)
+    con.close()
+    assert rep["ranking"][0]["category"] == "cuda_driver_too_old"
+    # a warehouse table `inventory` wins over the DataFrame argument
+    con = store.connect(warehouse)
+    con.register("inv_df", INVENTORY)
+    con.execute("CREATE TABLE inventory AS SELECT * FROM inv_df")
+    assert default_week(con) == PREV        # newest run is in W48, which is not complete yet
+    con.close()
+    paths = report_command(str(warehouse), WEEK, tmp_path / "rep", None)
+    data = json.loads(paths["json"].read_text())
+    conc = next(c for c in data["concentration"] if c["category"] == "cuda_driver_too_old")
+    assert sorted(conc["concentrated_hosts"]) == PLANTED and conc["fixes"][0]["pin_tag"] == "2.6.0-gpu-cuda11.2-cudnn8"
+    # inventory from a storage root
+    root = tmp_path / "root"
+    root.mkdir()
+    INVENTORY.to_csv(root / "inventory.csv", index=False)
+    paths = report_command(str(warehouse), None, tmp_path / "rep2", str(root))
+    assert json.loads(paths["json"].read_text())["week"] == PREV
+
+
+def test_empty_week_does_not_crash(warehouse, tmp_path):
+    con = store.connect(warehouse, read_only=True)
+    rep = build_report(con, "2025-W01", inventory=INVENTORY)
+    con.close()
+    assert rep["headline"]["runs"]["this"] == 0 and rep["ranking"] == []
+    paths = write_report(rep, tmp_path / "empty")
+    assert "no failures" in paths["html"].read_text()
+
+
+def test_text_helpers():
+    s = clean("a\x1b[1;31mb\x1b[0m\x00c\udc80d\u202ee\nf" + "x" * 500, limit=50)
+    assert s.startswith("abc\ufffdde \u23ce f") and len(s) == 50 and s.endswith("\u2026")
+    assert clean(b"\xff\xfeok") == "\ufffd\ufffdok"
+    assert md("a|b<c>`d`*e*") == "a\\|b\\<c\\>\\`d\\`\\*e\\*"
+    code = md_code("x `` y")
+    assert code.startswith("``` ") and code.endswith(" ```")
+    assert "|" not in md_code("a|b", in_table=True)
+    assert summary_line("Traceback (most recent call last):\n  File \"x.py\", line 1\nOSError: boom\n") == "OSError: boom"
+    assert parse_week("2026-W48")[0] == dt.date(2026, 11, 23)
+    with pytest.raises(ValueError):
+        parse_week("last week")
+
+
+def test_binomial_test_respects_small_counts():
+    assert binom_two_sided(3, 4, 0.5) == pytest.approx(0.625)
+    assert binom_two_sided(5, 10, 0.5) == pytest.approx(1.0)
+    assert binom_two_sided(21, 27, 0.5) < 0.01
+    assert binom_two_sided(6000, 10000, 0.5) < 1e-6     # normal approximation branch
+
+
+def test_simulated_fleet_report(tmp_path):
+    """End to end on the simulator's fleet: ingest, predictions from its ground truth, report."""
+    pytest.importorskip("drain3")
+    from pipeline.ingest import ingest
+    from pipeline.simulate import simulate
+    from pipeline.sources import read_inventory
+
+    fleet = tmp_path / "fleet"
+    simulate(fleet, hosts=10, days=14, start="2026-11-16", runs_per_host_day=2.0)
+    db = tmp_path / "sim.duckdb"
+    ingest(str(fleet), str(db))
+    con = store.connect(db)
+    con.execute(f"CREATE TEMP TABLE lab AS SELECT * FROM read_csv('{fleet / 'labels.csv'}', all_varchar=true)")
+    con.execute("""
+        INSERT INTO predictions
+        SELECT l.run_id, l.category, 0.9, 'rule', NULL, l.category, 0.9, 'truth',
+               (SELECT to_json(list({'line': e.line_no, 'text': coalesce(e.text, e.message),
+                                     'template_id': m.template_key} ORDER BY e.line_no DESC)[1:3])
+                FROM events e JOIN messages m USING (message_key)
+                WHERE e.run_id = l.run_id AND (e.level IN ('ERROR', 'FATAL') OR e.kind LIKE '%traceback%')),
+               '[]', now()
+        FROM lab l""")
+    inv = read_inventory(str(fleet))
+    rep = build_report(con, WEEK, inventory=inv)
+    con.close()
+    paths = write_report(rep, tmp_path / "out")
+    assert rep["headline"]["runs"]["this"] > 0 and rep["ranking"]
+    truth = pd.read_csv(fleet / "labels.csv")
+    assert sum(r["runs"] + r["runs_last"] for r in rep["ranking"]) + sum(
+        r["runs"] + r["runs_last"] for r in rep["other_failures"]) == (truth.category != "no_failure").sum()
+    max_cuda = dict(zip(inv.host, inv.cuda_driver_max))
+    for c in rep["concentration"]:
+        for fix in c.get("fixes", []):
+            # every named host really runs a driver older than the images it failed with
+            assert all(max_cuda[h] == fix["driver_max_cuda"] for h in fix["hosts"])
+            assert all(tuple(map(int, ic.split("."))) > tuple(map(int, fix["driver_max_cuda"].split(".")))
+                       for ic in fix["image_cuda"])
+            if fix["pin_tag"]:
+                assert fix["pin_tag"] in fix["fix"] and "latest" not in fix["pin_tag"]
+    assert paths["html"].stat().st_size > 10_000
