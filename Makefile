@@ -17,7 +17,7 @@ setup: $(STAMP)
 
 ## Run the nightly job over the embedded sample fleet.
 demo: $(STAMP)
-	$(BIN)/logml nightly data/raw --db $(DB)
+	$(BIN)/logml nightly data/raw --db $(DB) --report
 	@echo "warehouse: $(DB)   (try: $(BIN)/logml templates --top 10, $(BIN)/logml runs --limit 10)"
 
 lint: $(STAMP)
@@ -39,7 +39,7 @@ clean:
 ## Rebuild the embedded sample fleet: a simulated fleet beside the captured logs (data/raw/capture01).
 sample: $(STAMP)
 	rm -rf data/.sim data/raw/h[0-9]* data/raw/inventory.csv
-	$(BIN)/logml simulate --hosts 12 --days 7 --seed 1 --out data/.sim
+	$(BIN)/logml simulate --hosts 8 --days 15 --runs-per-host-day 2.5 --seed 1 --out data/.sim
 	mv data/.sim/h[0-9]* data/.sim/inventory.csv data/raw/
 	mv data/.sim/labels.csv data/labeled/simulated.csv
 	rm -rf data/.sim
@@ -50,4 +50,4 @@ train: $(STAMP)
 	$(BIN)/logml simulate --hosts 40 --days 10 --seed 7 --out data/corpus/train
 	$(BIN)/logml ingest data/raw --db $(TRAIN_DB)
 	$(BIN)/logml ingest data/corpus/train --db $(TRAIN_DB)
-	$(BIN)/logml train --db $(TRAIN_DB) --labels data/labeled --labels data/corpus/train/labels.csv
+	$(BIN)/logml train --db $(TRAIN_DB) --labels data/labeled --labels data/corpus/train/labels.csv --splits 4

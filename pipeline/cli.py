@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -48,28 +49,20 @@ def _print_frame(frame, as_json: bool, title: str = "") -> None:
     Console().print(table)
 
 
-def _run_ingest(source: str, db: str, wait: bool, quiet: bool):
-    from pipeline import ingest, store
-    console = _console()
-    try:
-        with store.warehouse_lock(db, wait=wait):
-            if console.is_terminal and not quiet:
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+@contextmanager
+def _file_progress(source: str, console, quiet: bool):
+    """A Rich progress bar over the files to read, on a terminal only; else nothing."""
+    if not console.is_terminal or quiet:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-                from pipeline import sources
-                runs, _ = sources.discover(source)
-                total = sum(len(r.files) for r in runs)
-                with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
-                              TextColumn("{task.description}"), console=console, transient=True) as bar:
-                    task = bar.add_task("", total=total)
-                    summary = ingest.ingest(source, db, on_file=lambda run, f: bar.update(
-                        task, advance=1, description=run.run_id[-40:]))
-            else:
-                summary = ingest.ingest(source, db)
-    except store.WarehouseLocked as exc:
-        console.print(f"[red]logml:[/red] {exc}")
-        raise typer.Exit(EXIT_LOCKED) from None
-    return summary
+    from pipeline import sources
+    runs, _ = sources.discover(source)
+    with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("", total=sum(len(r.files) for r in runs))
+        yield lambda run, f: bar.update(task, advance=1, description=run.run_id[-40:])
 
 
 @app.command()
@@ -78,8 +71,16 @@ def ingest(source: str = typer.Argument(..., help="log storage root: a folder or
            wait: bool = typer.Option(False, help="wait for a running ingest instead of exiting"),
            as_json: bool = typer.Option(False, "--json", help="print the summary as JSON")):
     """Read what is new under SOURCE, mine templates, update the warehouse."""
+    from pipeline import store
+    from pipeline.ingest import ingest as run_ingest
     db = _db(db)
-    summary = _run_ingest(source, db, wait, quiet=as_json)
+    console = _console()
+    try:
+        with store.warehouse_lock(db, wait=wait), _file_progress(source, console, quiet=as_json) as on_file:
+            summary = run_ingest(source, db, _params(), on_file=on_file)
+    except store.WarehouseLocked as exc:
+        console.print(f"[red]logml:[/red] {exc}")
+        raise typer.Exit(EXIT_LOCKED) from None
     print(json.dumps(summary.as_dict()) if as_json else summary.line(db))
 
 
@@ -87,11 +88,55 @@ def ingest(source: str = typer.Argument(..., help="log storage root: a folder or
 def nightly(source: str = typer.Argument(..., help="log storage root: a folder or an fsspec URL"),
             db: Optional[str] = typer.Option(None, help="DuckDB warehouse (default from params.yaml)"),
             wait: bool = typer.Option(False, help="wait for a running nightly instead of exiting"),
+            report: bool = typer.Option(False, "--report", help="also write the last complete week's report"),
+            week: Optional[str] = typer.Option(None, help="report this ISO week (e.g. 2026-W48)"),
             as_json: bool = typer.Option(False, "--json", help="print the summary as JSON")):
-    """The nightly batch: ingest what is new (idempotent, resumable, locked). One summary line."""
+    """The nightly batch: ingest what is new, classify new runs, optionally report. One summary line."""
+    from dataclasses import asdict
+
+    from pipeline import store
+    from pipeline.nightly import run_nightly
     db = _db(db)
-    summary = _run_ingest(source, db, wait, quiet=as_json)
-    print(json.dumps(summary.as_dict()) if as_json else summary.line(db))
+    console = _console()
+    try:
+        with _file_progress(source, console, quiet=as_json) as on_file:
+            summary = run_nightly(source, db, _params(), report=report, report_week=week, wait=wait,
+                                  on_file=on_file)
+    except store.WarehouseLocked as exc:
+        console.print(f"[red]logml:[/red] {exc}")
+        raise typer.Exit(EXIT_LOCKED) from None
+    if as_json:
+        print(json.dumps(asdict(summary), default=str))
+    else:
+        print(summary.line(db))
+
+
+@app.command()
+def report(week: Optional[str] = typer.Option(None, help="ISO week, e.g. 2026-W48 (default: last complete)"),
+           out: Optional[Path] = typer.Option(None, help="output folder (default: reports/<week>)"),
+           db: Optional[str] = typer.Option(None),
+           inventory_root: Optional[str] = typer.Option(None, help="read inventory.csv from this storage root")):
+    """The weekly reliability report: report.html, report.md, report.json."""
+    from pipeline import store
+    from pipeline.report import default_week, report_command
+    db = _db(db)
+    if week is None:
+        with store.connect(db, read_only=True) as con:
+            week = default_week(con)
+    paths = report_command(db, week, out or Path(_params()["paths"]["reports"]) / week, inventory_root)
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+
+
+@app.command()
+def reclassify(db: Optional[str] = typer.Option(None), models: Optional[str] = typer.Option(None)):
+    """Re-classify every run with the current model (after `logml train`)."""
+    from pipeline import store
+    from pipeline.predict import classify_runs
+    db = _db(db)
+    with store.warehouse_lock(db), store.connect(db) as con:
+        n = classify_runs(con, models or _params()["paths"]["models"], scope="all")
+    print(f"re-classified {n} runs")
 
 
 @app.command()

@@ -25,11 +25,13 @@ from drain3.drain import Drain, LogCluster
 # fixed count, so that masking cannot tell two messages apart that differ only in their numbers:
 # that is what makes the digit-collapsed dedupe key (collapse_digits) exact.
 # [^\S\n] rather than \s: masks never cross lines.
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", ("-",)),
     ("TS", r"\b\d+[-/]\d+[-/]\d+(?:[T ]\d+:\d+:\d+(?:[.,]\d+)?(?:Z|[+-]\d+(?::\d+)?)?)?\b", ("-", "/")),
+    # ctime / syslog dates: "Mon Jun 20 03:40:59 2005", "Jun 14 15:16:01", "June 3, 2005 10:05:25"
     ("TS", r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?[^\S\n]+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
-           r"[^\S\n]+\d+,?(?:[^\S\n]+\d+)?[^\S\n]+\d+:\d+:\d+(?:[.,]\d+)?(?:[^\S\n]+\d+\b)?", (":",)),
+           r"[^\S\n]+\d+,?(?:[^\S\n]+\d+)?[^\S\n]+\d+:\d+:\d+(?:[.,]\d+)?(?:[^\S\n]+\d+\b)?", _MONTHS),
     ("URL", r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", ("://",)),
     ("IP", r"\b\d+(?:\.\d+){3}(?::\d+)?\b", (".",)),
     ("HEX", r"\b0x[0-9a-fA-F]+\b", ("0x",)),
@@ -40,8 +42,13 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
      ("s", ":", "min", "h")),
     ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
+    # Hex ids without 0x, told apart from words by the shape of their digit runs (never by a length,
+    # which the dedupe key cannot see): two or more digit runs ("0244c1dc", "3f2a9c0d1e4b"), or a
+    # leading digit run and two or more letters ("0245ccfc"). "bf16", "a100", "7b", "deadbeef" stay.
     ("HEX", r"\b(?:[0-9a-fA-F]*\d[a-fA-F]+\d[0-9a-fA-F]*|\d+[a-fA-F]{2,})\b", ()),
-    ("ID", r"\b\w*?_-?\d+_\w*", ("_",)),
+    # Compound ids with a numeric field between underscores: attempt_1445144423722_0020_m_000000_0,
+    # container_..._01_000005, broadcast_0_piece0 ("sm_90", "conv2d_0.w_0", "blk_123" stay).
+    ("ID", r"\b\w*_-?\d+_\w*", ("_-",) + tuple(f"_{d}" for d in range(10))),
 ]
 _MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
 _DIGITS = str.maketrans("0123456789", "1111111111")

@@ -27,7 +27,8 @@ class Verdict:
     model_category: str | None = None
     model_confidence: float | None = None
     alternatives: list[dict] = field(default_factory=list)
-    evidence_lines: list[int] = field(default_factory=list)
+    evidence_lines: list[int] = field(default_factory=list)   # failure-relevant lines, log order
+    rule_evidence: list[dict] = field(default_factory=list)   # the deciding rule's matches
 
 
 def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
@@ -97,15 +98,14 @@ class Predictor:
         proba = self.model.predict_proba({"doc": feats.doc, "rules": feats.rules, "meta": feats.meta})
         verdict = combine(rule_verdict, self.model.classes, proba, self.strategy, self.threshold)
         verdict.evidence_lines = feats.evidence_lines
-        self._rule_verdict = rule_verdict
+        if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id and \
+                verdict.category == rule_verdict.category:
+            verdict.rule_evidence = rule_verdict.evidence
         return verdict
 
     def evidence(self, events, verdict: Verdict, limit: int = 5) -> list[dict]:
         """The rule's evidence first, then the last failure-relevant lines, with template ids."""
-        chosen: list[tuple[int, str]] = []
-        rule_verdict = getattr(self, "_rule_verdict", None)
-        if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:
-            chosen = [(int(e["line"]), e["text"]) for e in rule_verdict.evidence]
+        chosen: list[tuple[int | None, str]] = [(e["line"], e["text"]) for e in verdict.rule_evidence]
         if len(chosen) < limit:
             line_nos = list(events["line_no"])
             messages = list(events["message"])
@@ -195,3 +195,51 @@ def predict_paths(paths: list[str], models_dir: str | Path):
         finally:
             if tmp:
                 os.unlink(tmp)
+
+
+# ----------------------------------------------------------------------------- the warehouse
+
+
+def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: int = 500) -> int:
+    """Store a verdict for runs: "pending" = runs with new events or no verdict from this model;
+    "all" = every run (a new model version re-classifies on demand)."""
+    import pandas as pd
+
+    from pipeline import store
+    predictor = Predictor(models_dir)
+    if scope == "all":
+        sql = "SELECT run_id FROM runs ORDER BY run_id"
+        params: list = []
+    else:
+        sql = """SELECT r.run_id FROM runs r LEFT JOIN predictions p USING (run_id)
+                 WHERE p.run_id IS NULL OR p.model_version IS DISTINCT FROM ?
+                    OR r.last_ingest > coalesce(p.ingest_seen, -1) ORDER BY r.run_id"""
+        params = [predictor.model_version]
+    run_ids = [r for (r,) in con.execute(sql, params).fetchall()]
+    done = 0
+    for start in range(0, len(run_ids), batch):
+        ids = run_ids[start:start + batch]
+        events = store.load_run_events(con, ids)
+        metas = store.run_meta(con, ids)
+        seen = dict(con.execute(f"SELECT run_id, last_ingest FROM runs WHERE run_id IN ({','.join('?' * len(ids))})",
+                                ids).fetchall())
+        rows = []
+        for run_id in ids:
+            ev = events.get(run_id)
+            if ev is None:
+                ev = pd.DataFrame(columns=["line_no", "level", "kind", "message", "text"])
+            verdict = predictor.diagnose(ev, metas.get(run_id, {}))
+            rows.append({
+                "run_id": run_id, "category": verdict.category, "confidence": float(verdict.confidence),
+                "source": verdict.source, "rule_id": verdict.rule_id, "model_category": verdict.model_category,
+                "model_confidence": verdict.model_confidence, "model_version": predictor.model_version,
+                "evidence": json.dumps(predictor.evidence(ev, verdict), ensure_ascii=False),
+                "alternatives": json.dumps(verdict.alternatives), "ingest_seen": seen.get(run_id)})
+        con.register("new_predictions", pd.DataFrame(rows))
+        con.execute("""INSERT OR REPLACE INTO predictions
+                       SELECT run_id, category, confidence, source, rule_id, model_category, model_confidence,
+                              model_version, evidence::JSON, alternatives::JSON, now(), ingest_seen
+                       FROM new_predictions""")
+        con.unregister("new_predictions")
+        done += len(ids)
+    return done

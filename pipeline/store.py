@@ -58,7 +58,7 @@ MIGRATIONS: list[str] = [
     CREATE TABLE IF NOT EXISTS predictions (
         run_id VARCHAR PRIMARY KEY, category VARCHAR, confidence DOUBLE, source VARCHAR,
         rule_id VARCHAR, model_category VARCHAR, model_confidence DOUBLE, model_version VARCHAR,
-        evidence JSON, alternatives JSON, predicted_at TIMESTAMP);
+        evidence JSON, alternatives JSON, predicted_at TIMESTAMP, ingest_seen INTEGER);
     CREATE TABLE IF NOT EXISTS labels (
         run_id VARCHAR PRIMARY KEY, category VARCHAR, source VARCHAR, scenario VARCHAR, note VARCHAR,
         labeled_at TIMESTAMP);
@@ -168,3 +168,25 @@ def list_problems(con: duckdb.DuckDBPyConnection, ingest_id: int | None = None):
     return con.execute("""SELECT ingest_id, run_id, path, line, reason, detail FROM problems
                           WHERE (? IS NULL OR ingest_id = ?) ORDER BY ingest_id, path, line""",
                        [ingest_id, ingest_id]).df()
+
+
+def load_run_events(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict:
+    """Events of the given runs in log order (oldest rotated file first), one DataFrame per run."""
+    import pandas as pd
+    if not run_ids:
+        return {}
+    con.register("wanted_runs", pd.DataFrame({"run_id": run_ids}))
+    frame = con.execute("""
+        SELECT e.run_id, e.line_no, e.level, e.kind, e.message, coalesce(e.text, e.message) AS text
+        FROM events e JOIN wanted_runs USING (run_id) JOIN files f USING (file_id)
+        ORDER BY e.run_id, f.rotation DESC, e.line_no""").df()
+    con.unregister("wanted_runs")
+    return {run_id: part.reset_index(drop=True) for run_id, part in frame.groupby("run_id", sort=False)}
+
+
+def run_meta(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, dict]:
+    import pandas as pd
+    con.register("wanted_runs", pd.DataFrame({"run_id": run_ids}))
+    rows = con.execute("SELECT run_id, exit_code, oom_killed FROM runs JOIN wanted_runs USING (run_id)").fetchall()
+    con.unregister("wanted_runs")
+    return {r: {"exit_code": e, "oom_killed": o} for r, e, o in rows}
