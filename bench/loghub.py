@@ -88,8 +88,8 @@ def plain_drain3(contents: list[str], masked: bool) -> tuple[list[int], list[str
     return ids, [final[i] for i in ids]
 
 
-def run_system(data: Path, system: str, log_format: str, params: dict) -> dict:
-    from pipeline.parse import parse_file, read_lines, split_headers
+def run_system(data: Path, system: str, log_format: str, params: dict, ablation: bool = False) -> dict:
+    from pipeline.parse import correct_template, parse_file, read_lines, split_headers
 
     folder = data / system
     log = folder / f"{system}_2k.log"
@@ -112,6 +112,15 @@ def run_system(data: Path, system: str, log_format: str, params: dict) -> dict:
         row[f"{name}_events"] = len(set(ids))
         row[f"{name}_GA"] = grouping_accuracy(truth["EventId"], pd.Series(ids))
         row[f"{name}_PA"] = parsing_accuracy(truth["EventTemplate"], pd.Series(templates))
+        if ablation and masked:  # the same template correction + merge as logml applies
+            corrected = [correct_template(t) for t in templates]
+            row["drain3+mask+correct_GA"] = grouping_accuracy(truth["EventId"], pd.Series(corrected))
+    if ablation:
+        raw = parse_file(log, log_format, None, params, correct=False)
+        row["logml-no-correct_GA"] = grouping_accuracy(truth["EventId"], raw["EventId"])
+        before = {**params, "mining": {**params["mining"], "sim_th": 0.4, "depth": 4}}
+        old = parse_file(log, log_format, None, before)
+        row["logml-sim0.4-depth4_GA"] = grouping_accuracy(truth["EventId"], old["EventId"])
     row["_ours"], row["_truth"] = ours, truth
     return row
 
@@ -142,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", default=None, help="params.yaml to read `mining:` from (default: the usual lookup)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows as JSON")
     ap.add_argument("--errors", type=int, default=0, help="show the N largest wrong logml groups per system")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also GA of logml without template correction, logml at sim_th 0.4 / depth 4, "
+                         "and Drain3+masking with logml's template correction")
     args = ap.parse_args(argv)
 
     from pipeline.config import load_params
@@ -151,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     if not systems:
         raise SystemExit(f"no Loghub systems found under {args.data}")
 
-    rows = [run_system(args.data, s, formats[s], params) for s in systems]
+    rows = [run_system(args.data, s, formats[s], params, args.ablation) for s in systems]
     cols = [("logml", "GA"), ("drain3", "GA"), ("drain3+mask", "GA"),
             ("logml", "PA"), ("drain3", "PA"), ("drain3+mask", "PA")]
     print(f"mining: {params['mining']}")
@@ -166,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'average':<10}" + "".join(f"{avg[f'{n}_{m}']:>15.3f}" for n, m in cols))
     below = [r["system"] for r in rows if r["logml_GA"] < r["drain3_GA"]]
     print(f"systems where logml GA < plain Drain3 GA: {', '.join(below) or 'none'}")
+    if args.ablation:
+        for key in ("logml-no-correct_GA", "logml-sim0.4-depth4_GA", "drain3+mask+correct_GA"):
+            print(f"ablation {key:<24}" + " ".join(f"{r['system']}={r[key]:.3f}" for r in rows)
+                  + f"  average={sum(r[key] for r in rows) / len(rows):.3f}")
     odd = [(r["system"], r["unmatched"], r["content_mismatch"]) for r in rows if r["unmatched"] or r["content_mismatch"]]
     if odd:
         print("header split: (system, unmatched lines, Content != ground truth):", odd)

@@ -8,11 +8,15 @@ group, each run of spaces -> `\\s+`, everything else is a regex fragment, e.g. `
 TemplateMiner over the distinct masked contents in sorted order -> every line gets its content's
 (final) template. Lines that do not match the format are kept, with Content = the whole line.
 
-Output columns: LineId, the header fields, Content, EventId, EventTemplate. EventTemplate is the
-template written back over the content's own text (delimiters such as "=" and "," kept), with
-`<*>` for every variable: both Drain wildcards and mask tokens (`<NUM>`, `<IP>` ...). Templates that
-are identical once written that way are one event (EventId = md5 of the template, as in LogPAI's
-Drain), so clusters Drain kept apart only because of where a mask sat are merged.
+Output columns: LineId, the header fields, Content, EventId, EventTemplate. Generic post-processing
+(the same for every log; none of it changes what the product stores):
+- a cluster whose template a more general cluster of the same length covers joins that cluster;
+- the template is written back over the content's own text (delimiters such as "=" and "," kept),
+  with `<*>` for every variable: Drain wildcards and mask tokens (`<NUM>`, `<IP>` ...) alike;
+- it is then corrected with the published rules behind the corrected Loghub ground truth
+  (correct_template; `correct=False` skips this);
+- EventId = md5 of the final template (as LogPAI's Drain), so clusters whose templates end up
+  identical are one event.
 """
 from __future__ import annotations
 
@@ -148,24 +152,25 @@ def _merge_subsumed(final: dict[str, str]) -> dict[str, str]:
     A covers B when they have as many tokens and every token of A is <*> or equals B's (mask tokens
     count as <*>): every message of B would match A. Drain leaves such pairs when the specific
     cluster was created before the general one had generalised. The most general cover wins.
+    With C(T) = {(position, token)} of T's non-wildcard tokens, A covers B iff C(A) < C(B); an index
+    on one constant of each template keeps this near-linear.
     """
     norm = {k: tuple(_MASK_TOKEN.sub(WILDCARD, tok) for tok in t.split()) for k, t in final.items()}
-    by_len: dict[int, list[str]] = defaultdict(list)
-    for k, toks in norm.items():
-        by_len[len(toks)].append(k)
-    root = {k: k for k in final}
-    for ks in by_len.values():
-        if len(ks) < 2:
-            continue
-        # most general first (most wildcards), ties by key: a cover is always seen before what it covers
-        ks = sorted(ks, key=lambda k: (-norm[k].count(WILDCARD), k))
-        for i, b in enumerate(ks):
-            tb = norm[b]
-            for a in ks[:i]:
-                ta = norm[a]
-                if ta != tb and all(x == WILDCARD or x == y for x, y in zip(ta, tb)):
-                    root[b] = root[a]
-                    break
+    consts = {k: frozenset((i, t) for i, t in enumerate(toks) if t != WILDCARD) for k, toks in norm.items()}
+    # most general first (most wildcards, then key): a cover is always registered before what it covers
+    order = sorted(final, key=lambda k: (len(norm[k]), len(consts[k]), k))
+    rank = {k: i for i, k in enumerate(order)}
+    index: dict[tuple, list[str]] = defaultdict(list)   # (length, one constant or None) -> keys
+    root: dict[str, str] = {}
+    for b in order:
+        n, cb = len(norm[b]), consts[b]
+        best = None
+        for probe in [None, *cb]:
+            for a in index.get((n, probe), ()):
+                if consts[a] < cb and (best is None or rank[a] < rank[best]):
+                    best = a
+        root[b] = b if best is None else root[best]
+        index[(n, min(cb) if cb else None)].append(b)
     return root
 
 

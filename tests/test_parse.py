@@ -131,3 +131,10 @@ def test_grouping_accuracy_on_a_loghub_sample(tmp_path, system, bar):
     assert len(frame) == 200 and frame.attrs["unmatched"] == 0
     assert [" ".join(c.split()) for c in frame["Content"]] == [" ".join(c.split()) for c in truth["Content"]]
     assert grouping_accuracy(truth["EventId"], frame["EventId"]) >= bar
+
+
+def test_a_template_covered_by_a_more_general_one_joins_it():
+    from pipeline.parse import _merge_subsumed
+    root = _merge_subsumed({"g": "iar <*> dear <*>", "s": "iar <HEX> dear 0245ccfc", "t": "iar 003a9260 dear <*>",
+                            "o": "iar <*> deer <*>", "l": "iar <*> dear <*> x"})
+    assert root == {"g": "g", "s": "g", "t": "g", "o": "o", "l": "l"}

@@ -1,0 +1,156 @@
+"""Train -> predict end to end on a small simulated fleet, the JSON contract, nightly classification."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from conftest import FAILURES, ROOT, write_docker
+
+from pipeline.config import load_params
+from pipeline.taxonomy import load_taxonomy
+
+CLI = [sys.executable, "-m", "pipeline.cli"]
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory):
+    """A small simulated fleet, ingested, and a model trained on it (real Drain3, DuckDB, MLflow)."""
+    from pipeline.ingest import ingest
+    from pipeline.model import train
+    from pipeline.simulate import simulate
+    base = tmp_path_factory.mktemp("trained")
+    fleet = base / "fleet"
+    simulate(fleet, hosts=12, days=4, seed=3)
+    db = base / "w.duckdb"
+    ingest(str(fleet), str(db))
+    params = load_params()
+    params["model"] = {"char_max_features": 3000, "word_max_features": 3000}
+    tracking = f"sqlite:///{base / 'mlflow.db'}"
+    import os
+    old = os.environ.get("MLFLOW_TRACKING_URI")
+    os.environ["MLFLOW_TRACKING_URI"] = tracking
+    try:
+        metrics = train(str(db), [fleet / "labels.csv"], base / "models", params, n_splits=3)
+    finally:
+        if old is None:
+            os.environ.pop("MLFLOW_TRACKING_URI")
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = old
+    return {"base": base, "fleet": fleet, "db": db, "models": base / "models", "metrics": metrics,
+            "tracking": tracking}
+
+
+def test_training_reports_rules_model_and_combined_and_logs_mlflow(trained):
+    metrics = trained["metrics"]
+    for name in ("rules_only", "model_only", "rule_first", "model_first", "hybrid"):
+        assert 0.0 <= metrics["strategies"][name]["macro_f1"] <= 1.0
+    assert metrics["strategy"] in ("rule_first", "model_first", "hybrid")
+    chosen = metrics["strategies"][metrics["strategy"]]["macro_f1"]
+    assert chosen >= metrics["strategies"]["rules_only"]["macro_f1"] - 0.05
+    import mlflow
+    client = mlflow.MlflowClient(tracking_uri=trained["tracking"])
+    runs = client.search_runs([client.get_experiment_by_name("logml-root-cause").experiment_id])
+    assert runs and "rules_only_macro_f1" in runs[0].data.metrics
+    assert client.get_registered_model("logml-root-cause").name == "logml-root-cause"
+    artifacts = {a.path for a in client.list_artifacts(runs[0].info.run_id)}
+    assert "confusion_matrix.png" in artifacts
+
+
+def test_lean_scorer_reproduces_scikit_learn(trained):
+    from pipeline.lean import LeanModel
+    from pipeline.model import ModelParams, build_pipeline, export_lean, frame
+    from pipeline.features import RunFeatures
+    docs = [RunFeatures("OSError: (External) CUDA error(35), CUDA driver version is insufficient", "cuda_error_35",
+                        "exit_1", []),
+            RunFeatures("Bus error (core dumped)\nDataLoader worker exited", "", "exit_135", []),
+            RunFeatures("epoch 3 loss 0.2 训练完成", "", "exit_0", []),
+            RunFeatures("ImportError: libGL.so.1: cannot open shared object file", "libgl", "exit_1", [])]
+    labels = ["cuda_driver_too_old", "shm_exhausted", "no_failure", "system_lib_missing"]
+    pipe = build_pipeline(ModelParams(min_df=1)).fit(frame(docs * 3), labels * 3)
+    meta, arrays = export_lean(pipe)
+    lean = LeanModel(meta, arrays)
+    expected = pipe.predict_proba(frame(docs))
+    got = np.array([lean.predict_proba({"doc": d.doc, "rules": d.rules, "meta": d.meta}) for d in docs])
+    assert lean.classes == list(pipe.named_steps["clf"].classes_)
+    np.testing.assert_allclose(got, expected, atol=1e-9)
+
+
+def _predict(args, models, stdin=None):
+    return subprocess.run(CLI + ["predict", "--json", "--models", str(models), *args], input=stdin,
+                          capture_output=True, cwd=ROOT)
+
+
+def test_predict_json_contract_on_every_format(trained, tmp_path):
+    models = trained["models"]
+    lines = ["[2026/11/29 10:00:05] ppocr INFO: epoch: [1/500], global_step: 10, loss: 21.5", *FAILURES[0]]
+    plain = tmp_path / "train.log"
+    plain.write_text("\n".join(lines) + "\n")
+    gz = tmp_path / "train.log.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    docker = write_docker(tmp_path / "root", "h01", "f" * 64, lines, "img:1")
+    templates_before = hashlib.sha256((models / "templates.json").read_bytes()).hexdigest()
+    out = _predict([str(plain), str(gz), str(docker), "-"], models, stdin=plain.read_bytes())
+    assert out.returncode == 0, out.stderr.decode()
+    results = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    assert [r["path"] for r in results] == [str(plain), str(gz), str(docker), "-"]
+    taxonomy = load_taxonomy()
+    for r in results:
+        assert {"path", "category", "confidence", "source", "alternatives", "evidence", "remedy",
+                "model_version"} <= set(r)
+        assert r["category"] == "cuda_driver_too_old"
+        assert 0.0 <= r["confidence"] <= 1.0 and r["source"] in ("rule", "model", "hybrid")
+        assert r["remedy"] == taxonomy.remedy(r["category"])
+        assert all({"category", "confidence"} <= set(a) for a in r["alternatives"])
+        assert r["evidence"] and all({"line", "text", "template_id"} <= set(e) for e in r["evidence"])
+        assert any("CUDA error(35)" in e["text"] for e in r["evidence"])
+        assert r["model_version"] == trained["metrics"]["model_version"]
+    # docker envelope lines and plain lines give the same line numbers for the same content
+    assert [e["line"] for e in results[0]["evidence"]] == [e["line"] for e in results[2]["evidence"]]
+    # predict only matches against the frozen template set: it never changes it
+    assert hashlib.sha256((models / "templates.json").read_bytes()).hexdigest() == templates_before
+
+
+def test_unreadable_input_gives_exit_1_and_an_error_object(trained, tmp_path):
+    good = tmp_path / "ok.log"
+    good.write_text("ImportError: libGL.so.1: cannot open shared object file: No such file or directory\n")
+    out = _predict([str(tmp_path / "missing.log"), str(tmp_path), str(good)], trained["models"])
+    assert out.returncode == 1
+    results = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    assert "error" in results[0] and "error" in results[1]
+    assert results[2]["category"] == "system_lib_missing" and "error" not in results[2]
+
+
+def test_usage_error_exit_2(trained):
+    out = subprocess.run(CLI + ["predict", "--json", "--no-such-flag"], capture_output=True, cwd=ROOT)
+    assert out.returncode == 2
+
+
+def test_nightly_classifies_every_run_once(trained, tmp_path):
+    from pipeline.nightly import run_nightly
+    params = load_params()
+    params["paths"] = {**params["paths"], "models": str(trained["models"]), "labeled": str(tmp_path / "none"),
+                       "reports": str(tmp_path / "reports")}
+    db = tmp_path / "n.duckdb"
+    first = run_nightly(str(trained["fleet"]), str(db), params, report=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        n_runs = con.execute("SELECT count(*) FROM runs").fetchall()[0][0]
+        rows = con.execute("SELECT p.category, p.confidence, p.evidence, p.model_version FROM predictions p").fetchall()
+    assert first.classified == n_runs == len(rows)
+    assert all(0 <= conf <= 1 and version == trained["metrics"]["model_version"] for _, conf, _, version in rows)
+    assert all(json.loads(ev) for cat, _, ev, _ in rows if cat != "no_failure")
+    assert Path(first.report_paths["html"]).exists()
+    again = run_nightly(str(trained["fleet"]), str(db), params)
+    assert again.classified == 0 and again.ingest.events == 0
+    # the nightly's predictions agree with the labels on most runs of a fleet it was trained on
+    labels = dict(line.split(",")[:2] for line in (trained["fleet"] / "labels.csv").read_text().splitlines()[1:])
+    with duckdb.connect(str(db), read_only=True) as con:
+        preds = dict(con.execute("SELECT run_id, category FROM predictions").fetchall())
+    agree = np.mean([preds[r] == c for r, c in labels.items()])
+    assert agree > 0.9
