@@ -105,7 +105,7 @@ def generate(db: Path, runs: int, events_per_run: int, hosts: int = 400, week_st
         FROM g, range(0, {events_per_run}) r(j),
              LATERAL (SELECT g.category <> 'no_failure' AND j >= {events_per_run - 3} AS fail)""")
     con.execute(f"""
-        INSERT INTO predictions
+        INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category, model_confidence, model_version, evidence, alternatives, predicted_at)
         SELECT printf('%s/docker/containers/%016x', host, i), category,
                CASE WHEN hc % 11 = 0 THEN 0.35 ELSE 0.6 + (hc % 40) / 100.0 END,
                CASE WHEN hc % 3 = 0 THEN 'rule' WHEN hc % 3 = 1 THEN 'model' ELSE 'hybrid' END, NULL,

@@ -46,14 +46,23 @@ def meta_tokens(meta: Mapping | None) -> str:
     return " ".join(tokens)
 
 
+def _relevant_mask(messages: Sequence[str]) -> list[bool]:
+    """RELEVANT over all messages at once: RE2 through pyarrow (vectorised), Python re otherwise."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        arr = pa.array([m or "" for m in messages], type=pa.large_string())
+        return pc.match_substring_regex(arr, RELEVANT.pattern[4:], ignore_case=True).to_pylist()
+    except (ImportError, NotImplementedError, ValueError):  # RE2 missing or rejecting the pattern
+        return [RELEVANT.search(m or "") is not None for m in messages]
+
+
 def relevant_indices(levels: Sequence, kinds: Sequence, messages: Sequence[str], tail: int = TAIL_EVENTS) -> list[int]:
     n = len(messages)
     keep = set(range(max(0, n - tail), n))
-    search = RELEVANT.search
+    hits = _relevant_mask(messages)
     for i in range(n):
-        if i in keep:
-            continue
-        if levels[i] in ("ERROR", "FATAL", "WARNING") or kinds[i] != "line" or search(messages[i] or ""):
+        if levels[i] in ("ERROR", "FATAL", "WARNING") or kinds[i] != "line" or hits[i]:
             keep.add(i)
     return sorted(keep)
 

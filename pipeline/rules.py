@@ -732,13 +732,17 @@ def _run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> 
 # ------------------------------------------------------------------------------------- building
 
 
+# libyaml's loader when present: the pure-Python one costs most of `logml predict`'s start-up.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _read(path: str | Path | None) -> tuple[Any, str]:
     if path is None:
         from pipeline.taxonomy import package_text
 
-        return yaml.safe_load(package_text("rules.yaml")), "pipeline/rules.yaml"
+        return yaml.load(package_text("rules.yaml"), Loader=_YAML_LOADER), "pipeline/rules.yaml"
     with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh), str(path)
+        return yaml.load(fh, Loader=_YAML_LOADER), str(path)
 
 
 def _build(data: Any) -> tuple[list[Rule], list[str], str]:

@@ -378,7 +378,8 @@ add("host_oom", "inference_batch_memory_cap", "paddle331", V331,
     env={"BATCH_SIZE": "20000"})
 for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
     add("native_crash", "double_free_in_native_lib", tag, venv, "native_crash/double_free.py",
-        "native helper frees a buffer twice -> glibc 'free(): double free detected in tcache 2' + SIGABRT")
+        "native helper frees a buffer twice -> glibc 'free(): double free detected in tcache 2' + SIGABRT",
+        timeout_cmd=60)
 add("cuda_lib_missing", "gpu_build_no_cuda_libs", "env_check", G262, {"gpu_not_visible/env_check.py": "env_check.py"},
     "GPU wheel without CUDA/cuDNN libraries (and no GPU) on the host: get_cudnn_version() -> W dynamic_loader "
     "'The third-party dynamic library (libcudnn.so) ... is not configured correctly', exit 0; labelled by its "

@@ -129,7 +129,8 @@ def build_fixture_warehouse(db: Path) -> Path:
         con.execute("INSERT INTO templates VALUES (?, 1, ?, ?, 1, 1, ?, ?, ?, 1)", [tk, tpl, tpl, first, first, text])
     con.register("preds_df", pd.DataFrame(preds, columns=["run_id", "category", "confidence", "source",
                                                           "model_category", "evidence"]))
-    con.execute("""INSERT INTO predictions SELECT run_id, category, confidence, source, NULL, model_category, 0.7,
+    con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category, model_confidence, model_version, evidence, alternatives, predicted_at)
+                   SELECT run_id, category, confidence, source, NULL, model_category, 0.7,
                           'test', evidence::JSON, '[]', now() FROM preds_df""")
     con.close()
     return db
@@ -319,7 +320,7 @@ def test_simulated_fleet_report(tmp_path):
     con = store.connect(db)
     con.execute(f"CREATE TEMP TABLE lab AS SELECT * FROM read_csv('{fleet / 'labels.csv'}', all_varchar=true)")
     con.execute("""
-        INSERT INTO predictions
+        INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category, model_confidence, model_version, evidence, alternatives, predicted_at)
         SELECT l.run_id, l.category, 0.9, 'rule', NULL, l.category, 0.9, 'truth',
                (SELECT to_json(list({'line': e.line_no, 'text': coalesce(e.text, e.message),
                                      'template_id': m.template_key} ORDER BY e.line_no DESC)[1:3])

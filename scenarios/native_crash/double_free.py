@@ -10,7 +10,7 @@ libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]
 libc.free.argtypes = [ctypes.c_void_p]
-buf = libc.malloc(4096)
+buf = libc.malloc(64)
 print("nms buffer allocated")
 libc.free(buf)
 libc.free(buf)  # double free
