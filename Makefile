@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 DB      ?= data/logml.duckdb
 STAMP   := $(VENV)/.installed
 
-.PHONY: demo test lint setup bench capture clean sample train
+.PHONY: demo test lint setup bench capture clean sample train repro
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -44,10 +44,10 @@ sample: $(STAMP)
 	mv data/.sim/labels.csv data/labeled/simulated.csv
 	rm -rf data/.sim
 
-TRAIN_DB ?= data/corpus/train.duckdb
-## Retrain the shipped model: a larger simulated training fleet + the labeled sample fleet + captured logs.
+## The reproducible pipeline (dvc.yaml): training corpus -> ingest -> train -> evaluate -> nightly + report.
+repro: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
+
+## Retrain the shipped model (the DVC stages up to `train`).
 train: $(STAMP)
-	$(BIN)/logml simulate --hosts 40 --days 10 --seed 7 --out data/corpus/train
-	$(BIN)/logml ingest data/raw --db $(TRAIN_DB)
-	$(BIN)/logml ingest data/corpus/train --db $(TRAIN_DB)
-	$(BIN)/logml train --db $(TRAIN_DB) --labels data/labeled --labels data/corpus/train/labels.csv --splits 4
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro train

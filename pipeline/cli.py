@@ -185,14 +185,16 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
 def train(db: Optional[str] = typer.Option(None, help="warehouse holding the labeled runs' logs"),
           labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
           models: Optional[str] = typer.Option(None, help="export folder (default: models/)"),
-          splits: int = typer.Option(5, help="group-aware CV folds"),
+          splits: Optional[int] = typer.Option(None, help="group-aware CV folds (default: params train.splits)"),
+          metrics_out: Optional[str] = typer.Option(None, help="also write the headline metrics here (DVC)"),
           no_mlflow: bool = typer.Option(False, "--no-mlflow", help="skip MLflow logging"),
           as_json: bool = typer.Option(False, "--json")):
     """Train the root-cause classifier, compare it with the rules, export to models/, log to MLflow."""
     from pipeline import model
     params = _params()
     metrics = model.train(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"],
-                          params, n_splits=splits, log_mlflow=not no_mlflow)
+                          params, n_splits=splits or params["train"]["splits"], seed=params["train"]["seed"],
+                          log_mlflow=not no_mlflow, metrics_out=metrics_out)
     if as_json:
         print(json.dumps(metrics))
         return
@@ -213,11 +215,16 @@ def _print_strategies(metrics: dict) -> None:
 @app.command()
 def evaluate(labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
              db: Optional[str] = typer.Option(None), models: Optional[str] = typer.Option(None),
+             metrics_out: Optional[str] = typer.Option(None, help="also write the headline metrics here (DVC)"),
              as_json: bool = typer.Option(False, "--json")):
     """Rules-only vs model vs combined on any labeled set, with the shipped model."""
     from pipeline import model
     params = _params()
     metrics = model.evaluate(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"])
+    if metrics_out:
+        Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(metrics_out).write_text(json.dumps(model.compact_metrics({**metrics, "strategy": "combined"}),
+                                                indent=2, sort_keys=True))
     if as_json:
         print(json.dumps(metrics))
         return
@@ -256,6 +263,75 @@ def _print_verdict(result: dict) -> None:
     for ev in result["evidence"]:
         console.print(f"  line {ev['line']}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
     console.print(f"  remedy: {escape(result['remedy'])}")
+
+
+@app.command()
+def label(run_id: str = typer.Argument(..., help="run id as `logml runs` shows it"),
+          category: str = typer.Argument(..., help="taxonomy id"),
+          note: str = typer.Option("", help="why (kept with the label)"),
+          db: Optional[str] = typer.Option(None)):
+    """Label a run: appended to data/labeled/hand.csv (feeds the next `logml train`) and the warehouse."""
+    import csv
+
+    from pipeline import store
+    from pipeline.taxonomy import load_taxonomy
+    if category not in load_taxonomy():
+        _console().print(f"[red]logml:[/red] unknown category {category!r}; one of: {', '.join(load_taxonomy().ids)}")
+        raise typer.Exit(2)
+    db = _db(db)
+    with store.warehouse_lock(db, wait=True), store.connect(db) as con:
+        if not con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]:
+            _console().print(f"[red]logml:[/red] no run {run_id!r} in {db}")
+            raise typer.Exit(1)
+        store.add_label(con, run_id, category, "hand", note)
+    path = Path(_params()["paths"]["labeled"]) / "hand.csv"
+    new = not path.exists()
+    with path.open("a", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        if new:
+            writer.writerow(["run_id", "category", "source", "scenario", "note"])
+        writer.writerow([run_id, category, "hand", "hand", note])
+    print(f"labeled {run_id} as {category} ({path})")
+
+
+@app.command()
+def queue(db: Optional[str] = typer.Option(None), limit: int = typer.Option(20),
+          as_json: bool = typer.Option(False, "--json")):
+    """The labeling queue: unknown, low-confidence, disagreeing and never-seen runs, most valuable first."""
+    from pipeline import store
+    with store.connect(_db(db), read_only=True) as con:
+        _print_frame(store.labeling_queue(con, limit), as_json, "labeling queue")
+
+
+@app.command()
+def parse(file: str = typer.Argument(..., help="a log file"),
+          fmt: str = typer.Option(..., "--format", help="Loghub header format, e.g. '<Date> <Time> <Level>: <Content>'"),
+          out: Path = typer.Option(..., help="structured CSV (LineId, Content, EventId, EventTemplate, ...)")):
+    """Mine any log with a Loghub-style header format into the Loghub structured CSV."""
+    from pipeline.parse import parse_command
+    summary = parse_command(file, fmt, out)
+    print(json.dumps(summary, default=str))
+
+
+@app.command()
+def export(parquet: str = typer.Option(..., "--parquet", help="folder or fsspec URL"),
+           db: Optional[str] = typer.Option(None)):
+    """Export the warehouse as Parquet (events partitioned by ingest) for DuckDB, Spark or pandas."""
+    from pipeline import store
+    with store.connect(_db(db), read_only=True) as con:
+        for path in store.export_parquet(con, parquet):
+            print(path)
+
+
+@app.command()
+def capture(only: list[str] = typer.Option(None, help="scenario names"),
+            out: str = typer.Option("data/raw/capture01")):
+    """Re-capture genuine Paddle failure logs (installs Paddle wheels in /opt/paddle-venvs; slow)."""
+    import subprocess
+    cmd = [sys.executable, "scenarios/capture.py", "--out", out]
+    if only:
+        cmd += ["--only", *only]
+    raise typer.Exit(subprocess.call(cmd))
 
 
 rules_app = typer.Typer(help="Signature rules.")

@@ -17,6 +17,9 @@ DEFAULTS: dict = {
         "reports": "reports",
     },
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20},
+    "model": {},
+    "train": {"splits": 4, "seed": 0},
+    "train_corpus": {"hosts": 24, "days": 10, "seed": 7},
     "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","]},
 }
 

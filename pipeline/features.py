@@ -21,7 +21,7 @@ RELEVANT = re.compile(
     r"错误|失败|异常|无法|不支持|未找到|请检查|内存|显存"
 )
 TAIL_EVENTS = 30
-MAX_CHARS = 30_000
+MAX_CHARS = 12_000
 
 
 @dataclass

@@ -33,6 +33,7 @@ class ModelParams:
     min_df: int = 2
     use_rules: bool = True
     use_char: bool = True
+    n_jobs: int = 2          # parallel CV fits (this machine class has 2 cores)
 
     @classmethod
     def from_params(cls, params: dict) -> ModelParams:
@@ -177,12 +178,20 @@ def out_of_fold(ds: Dataset, p: ModelParams, n_splits: int = 5, seed: int = 0) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rare classes missing from some folds are expected
         splits = list(splitter.split(X, y, groups))
-    for k, (train, test) in enumerate(splits):
-        folds[test] = k
-        for name, use_rules in (("rules", True), ("no_rules", False)):
-            pipe = build_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}))
-            pipe.fit(X.iloc[train], y[train])
-            oof[name][test] = _aligned_proba(pipe, X.iloc[test], classes)
+    from joblib import Parallel, delayed
+
+    def fit_fold(train, test, use_rules):
+        pipe = build_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}))
+        pipe.fit(X.iloc[train], y[train])
+        return _aligned_proba(pipe, X.iloc[test], classes)
+
+    tasks = [(k, name, use_rules) for k in range(len(splits)) for name, use_rules in
+             (("rules", True), ("no_rules", False))]
+    fitted = Parallel(n_jobs=p.n_jobs)(delayed(fit_fold)(splits[k][0], splits[k][1], use_rules)
+                                       for k, _, use_rules in tasks)
+    for (k, name, _), proba in zip(tasks, fitted):
+        folds[splits[k][1]] = k
+        oof[name][splits[k][1]] = proba
     return {"classes": classes, "y": y, "folds": folds, **oof}
 
 
@@ -283,8 +292,20 @@ def _version(arrays: dict[str, np.ndarray]) -> str:
     return f"rc-{digest}"
 
 
+def compact_metrics(metrics: dict) -> dict:
+    """The headline numbers (what `dvc metrics show/diff` prints): macro-F1 etc. per predictor."""
+    keys = ("macro_f1", "accuracy", "top2_accuracy", "accuracy_where_rules_miss")
+    out = {name: {k: round(r[k], 4) for k in keys if r.get(k) is not None}
+           for name, r in metrics["strategies"].items() if isinstance(r, dict)}
+    out["chosen"] = {**out[metrics["strategy"]], "threshold": metrics["threshold"]}
+    transfer = metrics.get("transfer_sim_to_captured") or {}
+    out["captured_transfer"] = {name: round(r["macro_f1"], 4) for name, r in transfer.items() if isinstance(r, dict)}
+    out["n_runs"] = metrics["n_runs"]
+    return out
+
+
 def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits: int = 5,
-          seed: int = 0, log_mlflow: bool = True) -> dict:
+          seed: int = 0, log_mlflow: bool = True, metrics_out: str | Path | None = None) -> dict:
     """Evaluate by group-aware CV, fit on everything, export to models/, log to MLflow."""
     from pipeline import store
     from pipeline.rules import RuleSet
@@ -332,6 +353,9 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         "templates": [dict(zip(("template_key", "cluster_id", "template", "initial_template"), t))
                       for t in templates]}, ensure_ascii=False, indent=0))
     (models_dir / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True))
+    if metrics_out:
+        Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)
+        Path(metrics_out).write_text(json.dumps(compact_metrics(metrics), indent=2, sort_keys=True))
     if log_mlflow:
         _log_mlflow(final, p, metrics, results, strategy, oof, models_dir)
     return metrics

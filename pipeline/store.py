@@ -190,3 +190,55 @@ def run_meta(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, di
     rows = con.execute("SELECT run_id, exit_code, oom_killed FROM runs JOIN wanted_runs USING (run_id)").fetchall()
     con.unregister("wanted_runs")
     return {r: {"exit_code": e, "oom_killed": o} for r, e, o in rows}
+
+
+def labeling_queue(con: duckdb.DuckDBPyConnection, limit: int = 20):
+    """Runs worth labeling, most valuable first: unknown, low-confidence, rule/model disagreements and
+    never-seen failure templates; a run whose top evidence template many runs share comes first
+    (one label teaches the model about all of them), then the GPU-hours it cost."""
+    return con.execute("""
+        WITH p AS (
+            SELECT p.run_id, p.category, p.confidence, p.rule_id, p.model_category,
+                   json_extract_string(p.evidence, '$[0].template_id') AS top_template,
+                   json_extract_string(p.evidence, '$[0].text') AS top_text,
+                   CASE WHEN p.category = 'unknown' THEN 'unknown'
+                        WHEN p.confidence < 0.5 THEN 'low confidence'
+                        WHEN p.rule_id IS NOT NULL AND p.model_category IS DISTINCT FROM p.category
+                             THEN 'rule/model disagree'
+                        WHEN p.category <> 'no_failure' AND json_array_length(p.evidence) > 0
+                             AND json_extract_string(p.evidence, '$[0].template_id') IS NULL
+                             THEN 'never-seen template'
+                   END AS reason
+            FROM predictions p LEFT JOIN labels l USING (run_id)
+            WHERE l.run_id IS NULL)
+        SELECT p.run_id, p.reason, p.category, round(p.confidence, 3) AS confidence, p.model_category,
+               count(*) OVER (PARTITION BY coalesce(p.top_template, p.run_id)) AS similar_runs,
+               round(coalesce(date_diff('second', r.started_at, r.finished_at), 0) / 3600.0, 2) AS hours,
+               left(p.top_text, 160) AS evidence
+        FROM p JOIN runs r USING (run_id)
+        WHERE p.reason IS NOT NULL
+        ORDER BY similar_runs DESC, hours DESC, p.run_id
+        LIMIT ?""", [int(limit)]).df()
+
+
+def add_label(con: duckdb.DuckDBPyConnection, run_id: str, category: str, source: str = "hand",
+              note: str = "") -> None:
+    con.execute("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, now())", [run_id, category, source, "", note])
+
+
+def export_parquet(con: duckdb.DuckDBPyConnection, out: str) -> list[str]:
+    """Every table as Parquet (events partitioned by ingest) under a folder or any fsspec URL."""
+    import fsspec
+    fs, root = fsspec.core.url_to_fs(out)
+    if "://" in out and not out.startswith("file://"):
+        con.register_filesystem(fs)
+    else:
+        fs.makedirs(root, exist_ok=True)
+        out = root
+    written = []
+    for table in ("runs", "files", "messages", "templates", "predictions", "labels", "problems"):
+        con.execute(f"COPY {table} TO '{out}/{table}.parquet' (FORMAT parquet)")
+        written.append(f"{out}/{table}.parquet")
+    con.execute(f"COPY events TO '{out}/events' (FORMAT parquet, PARTITION_BY (ingest_id), OVERWRITE_OR_IGNORE)")
+    written.append(f"{out}/events/")
+    return written

@@ -54,7 +54,7 @@ def ensure_venv(name: str) -> None:
     spec = VENVS[name]
     vdir = VENV_ROOT / name
     stamp = vdir / ".logml-ready"
-    want = json.dumps(spec, sort_keys=True)
+    want = json.dumps(spec["steps"])  # only what is installed matters
     if stamp.exists() and stamp.read_text() == want:
         return
     print(f"[venv] creating {vdir}", flush=True)

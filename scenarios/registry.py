@@ -22,7 +22,7 @@ VENVS: dict[str, dict] = {
                          "steps": [["paddlepaddle==3.0.0"]]},
     "paddle-2.6.2-cpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-cpu",
                          "steps": [["paddlepaddle==2.6.2"]]},
-    "paddle-2.6.2-gpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-gpu-cuda12.0-cudnn8.9-trt8.6",
+    "paddle-2.6.2-gpu": {"paddle_version": "2.6.2", "image": f"{BASE}:2.6.2-gpu-cuda11.8-cudnn8.6-trt8.5",
                          "steps": [["paddlepaddle-gpu==2.6.2"]]},
     # opencv-python (GUI build: needs libGL.so.1 and libgthread-2.0.so.0 from the OS)
     "paddle-3.3.1-ocr": {"paddle_version": "3.3.1", "image": "ml-team/paddleocr-train:3.3.1",
