@@ -130,17 +130,15 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _facts(frame: pd.DataFrame) -> pd.DataFrame:
+def _facts(run_ids: list[str], messages: list[str]) -> pd.DataFrame:
     """Per run, the first value of each fact Paddle printed (driver/runtime API, compute capability...)."""
     found: dict[str, dict[str, str]] = {}
     for name, (needle, pattern) in FACTS.items():
-        hits = frame[frame["message"].str.contains(needle, regex=False, na=False)]
-        for run_id, msg in zip(hits["run_id"], hits["message"]):
-            if name in found.get(run_id, {}):
-                continue
-            m = pattern.search(msg)
-            if m:
-                found.setdefault(run_id, {})[name] = m.group(1)
+        for run_id, msg in zip(run_ids, messages):
+            if needle in msg and name not in found.get(run_id, {}):
+                m = pattern.search(msg)
+                if m:
+                    found.setdefault(run_id, {})[name] = m.group(1)
     rows = [[r, *(v.get(k) for k in FACTS)] for r, v in found.items()]
     return pd.DataFrame(rows, columns=["run_id", *FACTS], dtype=object)
 
@@ -158,15 +156,16 @@ class BatchWriter:
 
     def __init__(self, con, ingest_id: int, masks: MaskCache, flush_events: int):
         self.con, self.ingest_id, self.masks, self.flush_events = con, ingest_id, masks, flush_events
-        self.frames: list[pd.DataFrame] = []
+        self.parts: list[tuple[str, str, list[tuple]]] = []   # (run_id, file_id, normalize rows)
         self.files: dict[str, dict] = {}
         self.problems: list[list] = []
         self.buffered = 0
 
-    def add(self, run_id: str, file_id: str, events: pd.DataFrame, file_state: dict,
+    def add(self, run_id: str, file_id: str, events: list[tuple], file_state: dict,
             problems: list[sources.Problem]) -> None:
-        if len(events):
-            self.frames.append(events.assign(run_id=run_id, file_id=file_id))
+        """events: Normalizer.feed_rows/flush_rows tuples (no per-file DataFrame: small runs dominate)."""
+        if events:
+            self.parts.append((run_id, file_id, events))
             self.buffered += len(events)
         state = self.files.get(file_id)
         added = len(events) + (state["events"] if state else 0)
@@ -176,13 +175,13 @@ class BatchWriter:
             self.flush()
 
     def flush(self) -> None:
-        if not (self.frames or self.files or self.problems):
+        if not (self.parts or self.files or self.problems):
             return
         con = self.con
         con.execute("BEGIN")
         try:
-            if self.frames:
-                self._write_events(pd.concat(self.frames, ignore_index=True))
+            if self.parts:
+                self._write_events(self._columns())
             if self.problems:
                 con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
             files = pd.DataFrame(list(self.files.values())).assign(
@@ -201,15 +200,29 @@ class BatchWriter:
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        self.frames, self.files, self.problems, self.buffered = [], {}, [], 0
+        self.parts, self.files, self.problems, self.buffered = [], {}, [], 0
 
-    def _write_events(self, events: pd.DataFrame) -> None:
+    def _columns(self) -> dict[str, list]:
+        cols: dict[str, list] = {k: [] for k in ("run_id", "file_id", "line_no", "n_lines", "ts", "stream",
+                                                  "level", "kind", "message", "text")}
+        for run_id, file_id, rows in self.parts:
+            cols["run_id"].extend([run_id] * len(rows))
+            cols["file_id"].extend([file_id] * len(rows))
+            fields = list(zip(*rows))
+            for i, name in enumerate(("line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text"),
+                                     start=2):
+                cols[name].extend(fields[i])
+        # a single-line event's text is its message: store it once
+        cols["text"] = [t if t != m else None for t, m in zip(cols["text"], cols["message"])]
+        return cols
+
+    def _write_events(self, cols: dict[str, list]) -> None:
+        import pyarrow as pa
         con = self.con
-        keys, masked_of = self.masks.lookup(events["message"].tolist())
-        frame = events.assign(
-            message_key=keys, ingest_id=self.ingest_id,
-            text=events["text"].where(events["text"] != events["message"], None))
-        masked = pd.DataFrame({"message_key": list(masked_of), "masked": list(masked_of.values())})
+        keys, masked_of = self.masks.lookup(cols["message"])
+        frame = pa.table({**cols, "message_key": keys,
+                          "ingest_id": pa.array([self.ingest_id] * len(keys), pa.int32())})
+        masked = pa.table({"message_key": list(masked_of), "masked": list(masked_of.values())})
         con.register("batch_events", frame)
         con.register("batch_masked", masked)
         con.execute("""
@@ -232,7 +245,7 @@ class BatchWriter:
                             last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
             FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
             WHERE runs.run_id = s.run_id""", [self.ingest_id])
-        facts = _facts(frame)
+        facts = _facts(cols["run_id"], cols["message"])
         if len(facts):
             con.register("batch_facts", facts)
             con.execute(f"""
@@ -266,7 +279,7 @@ def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summa
     for chunk in sources.read_chunks(logfile, start_offset=offset, start_line=lines_read,
                                      chunk_lines=chunk_lines, emit_unterminated=not still_running):
         resume_offset, resume_lines = chunk.resume_offset, chunk.resume_line
-        events, n_pending = normalizer.feed(chunk)
+        events, n_pending = normalizer.feed_rows(chunk)
         pending_problems.extend(chunk.problems)
         done = len(chunk.lines) - n_pending
         if done > 0:
@@ -280,7 +293,7 @@ def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summa
         summary.events += len(events)
         _count_problems(summary, ready)
     # End of the file as it is now: flush the open block, record file-level problems.
-    tail = normalizer.flush()
+    tail = normalizer.flush_rows()
     # resume_* of the last chunk also steps past trailing malformed lines, so they are reported once.
     final_offset, final_lines = max(committed_offset, resume_offset), max(committed_lines, resume_lines)
     # Rotated and compressed files never grow again; a truncated one is retried when it changes.

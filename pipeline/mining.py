@@ -51,16 +51,18 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("ID", r"\b\w*_-?\d+_\w*", ("_-",) + tuple(f"_{d}" for d in range(10))),
 ]
 _MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
-_DIGITS = str.maketrans("0123456789", "1111111111")
+_DIGIT_BYTES = bytes.maketrans(b"0123456789", b"1111111111")
 _HAS_DIGIT = re.compile(r"\d").search
 
 
-def collapse_digits(message: str) -> str:
-    """Dedupe key: every run of digits becomes "1" (masks never look at digit values or counts)."""
-    collapsed = message.translate(_DIGITS)
-    while "11" in collapsed:
-        collapsed = collapsed.replace("11111111", "1").replace("11", "1")
-    return collapsed
+def collapse_digits(message: str) -> bytes:
+    """Dedupe key: every run of digits becomes "1" (masks never look at digit values or counts).
+
+    Bytes, because bytes.translate is a C table lookup, ten times faster than str.translate."""
+    key = message.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES)
+    while b"11" in key:
+        key = key.replace(b"11111111", b"1").replace(b"11", b"1")
+    return key
 
 
 def mask(message: str) -> str:
@@ -87,7 +89,7 @@ class MaskCache:
 
     def __init__(self, max_size: int = 500_000) -> None:
         self.max_size = max_size
-        self._by_collapsed: dict[str, tuple[str, str]] = {}
+        self._by_collapsed: dict[bytes, tuple[str, str]] = {}
 
     def lookup(self, messages: Iterable[str]) -> tuple[list[str], dict[str, str]]:
         """Return the message key of each message and {key: masked} of the keys seen."""

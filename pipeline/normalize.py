@@ -61,6 +61,9 @@ from itertools import count
 import numpy as np
 import pandas as pd
 
+# Internal event tuples (feed_rows/flush_rows): two bookkeeping fields, then EVENT_COLUMNS in order.
+ROW_FIELDS = ("seq", "last_seq", "line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text")
+
 EVENT_COLUMNS = [
     "line_no",   # int: 1-based physical line of the event's first line in its file
     "n_lines",   # int: logical lines grouped into this event
@@ -439,6 +442,15 @@ class Normalizer:
         behind one).  Every returned event lies entirely before those lines, so committing the
         offset before them and restarting there reproduces the remaining events exactly.  When
         n_pending == len(chunk.lines) nothing new is committable (and no event is returned)."""
+        rows, n_pending = self.feed_rows(chunk)
+        return _frame(rows), n_pending
+
+    def flush(self) -> pd.DataFrame:
+        """End of the run: close the open blocks and return every event not yet returned."""
+        return _frame(self.flush_rows())
+
+    def feed_rows(self, chunk) -> tuple[list[tuple], int]:
+        """feed() without building a DataFrame: events as ROW_FIELDS tuples (the ingest hot path)."""
         lines = chunk.lines
         n = len(lines)
         line_nos = chunk.line_nos
@@ -450,16 +462,15 @@ class Normalizer:
         if self._open:
             n_pending = self._release_before_commit(chunk_start)
         out, self._out = self._out, []
-        return _frame(out), n_pending
+        return out, n_pending
 
-    def flush(self) -> pd.DataFrame:
-        """End of the run: close the open blocks and return every event not yet returned."""
+    def flush_rows(self) -> list[tuple]:
         while self._open:
             blk = min(self._open.values(), key=lambda b: b.seq)
             self._close(blk)
         self._release_all()
         out, self._out = self._out, []
-        return _frame(out)
+        return out
 
     # ---- line loop -------------------------------------------------------------------------
 
