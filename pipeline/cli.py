@@ -69,6 +69,8 @@ def _file_progress(source: str, console, quiet: bool):
 def ingest(source: str = typer.Argument(..., help="log storage root: a folder or an fsspec URL"),
            db: Optional[str] = typer.Option(None, help="DuckDB warehouse (default from params.yaml)"),
            wait: bool = typer.Option(False, help="wait for a running ingest instead of exiting"),
+           engine: str = typer.Option("local", help="local | dask"),
+           scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: a LocalCluster)"),
            as_json: bool = typer.Option(False, "--json", help="print the summary as JSON")):
     """Read what is new under SOURCE, mine templates, update the warehouse."""
     from pipeline import store
@@ -77,7 +79,7 @@ def ingest(source: str = typer.Argument(..., help="log storage root: a folder or
     console = _console()
     try:
         with store.warehouse_lock(db, wait=wait), _file_progress(source, console, quiet=as_json) as on_file:
-            summary = run_ingest(source, db, _params(), on_file=on_file)
+            summary = run_ingest(source, db, _params(), on_file=on_file, engine=engine, scheduler=scheduler)
     except store.WarehouseLocked as exc:
         console.print(f"[red]logml:[/red] {exc}")
         raise typer.Exit(EXIT_LOCKED) from None
@@ -90,6 +92,8 @@ def nightly(source: str = typer.Argument(..., help="log storage root: a folder o
             wait: bool = typer.Option(False, help="wait for a running nightly instead of exiting"),
             report: bool = typer.Option(False, "--report", help="also write the last complete week's report"),
             week: Optional[str] = typer.Option(None, help="report this ISO week (e.g. 2026-W48)"),
+            engine: str = typer.Option("local", help="local | dask"),
+            scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: a LocalCluster)"),
             as_json: bool = typer.Option(False, "--json", help="print the summary as JSON")):
     """The nightly batch: ingest what is new, classify new runs, optionally report. One summary line."""
     from dataclasses import asdict
@@ -101,7 +105,7 @@ def nightly(source: str = typer.Argument(..., help="log storage root: a folder o
     try:
         with _file_progress(source, console, quiet=as_json) as on_file:
             summary = run_nightly(source, db, _params(), report=report, report_week=week, wait=wait,
-                                  on_file=on_file)
+                                  on_file=on_file, engine=engine, scheduler=scheduler)
     except store.WarehouseLocked as exc:
         console.print(f"[red]logml:[/red] {exc}")
         raise typer.Exit(EXIT_LOCKED) from None

@@ -154,23 +154,25 @@ class BatchWriter:
     log; a batch bounded by line count keeps memory bounded and the work lost on a crash small.
     """
 
-    def __init__(self, con, ingest_id: int, masks: MaskCache, flush_events: int):
-        self.con, self.ingest_id, self.masks, self.flush_events = con, ingest_id, masks, flush_events
-        self.parts: list[tuple[str, str, list[tuple]]] = []   # (run_id, file_id, normalize rows)
+    def __init__(self, con, ingest_id: int, flush_events: int):
+        self.con, self.ingest_id, self.flush_events = con, ingest_id, flush_events
+        self.parts: list[FilePart] = []
+        self.masked: dict[str, str] = {}
         self.files: dict[str, dict] = {}
         self.problems: list[list] = []
         self.buffered = 0
 
-    def add(self, run_id: str, file_id: str, events: list[tuple], file_state: dict,
-            problems: list[sources.Problem]) -> None:
-        """events: Normalizer.feed_rows/flush_rows tuples (no per-file DataFrame: small runs dominate)."""
-        if events:
-            self.parts.append((run_id, file_id, events))
-            self.buffered += len(events)
-        state = self.files.get(file_id)
-        added = len(events) + (state["events"] if state else 0)
-        self.files[file_id] = {**file_state, "file_id": file_id, "run_id": run_id, "events": added}
-        self.problems.extend([self.ingest_id, run_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems)
+    def add(self, part: FilePart) -> None:
+        """Events are Normalizer rows (no per-file DataFrame: small runs dominate fleets)."""
+        if part.events:
+            self.parts.append(part)
+            self.buffered += len(part.events)
+            self.masked.update(part.masked_of)
+        state = self.files.get(part.file_id)
+        added = len(part.events) + (state["events"] if state else 0)
+        self.files[part.file_id] = {**part.state, "file_id": part.file_id, "run_id": part.run_id, "events": added}
+        self.problems.extend([self.ingest_id, part.run_id, p.path, p.line, p.reason, p.detail[:500]]
+                             for p in part.problems)
         if self.buffered >= self.flush_events:
             self.flush()
 
@@ -200,14 +202,16 @@ class BatchWriter:
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        self.parts, self.files, self.problems, self.buffered = [], {}, [], 0
+        self.parts, self.files, self.problems, self.masked, self.buffered = [], {}, [], {}, 0
 
     def _columns(self) -> dict[str, list]:
         cols: dict[str, list] = {k: [] for k in ("run_id", "file_id", "line_no", "n_lines", "ts", "stream",
-                                                  "level", "kind", "message", "text")}
-        for run_id, file_id, rows in self.parts:
-            cols["run_id"].extend([run_id] * len(rows))
-            cols["file_id"].extend([file_id] * len(rows))
+                                                  "level", "kind", "message", "text", "message_key")}
+        for part in self.parts:
+            rows = part.events
+            cols["run_id"].extend([part.run_id] * len(rows))
+            cols["file_id"].extend([part.file_id] * len(rows))
+            cols["message_key"].extend(part.keys)
             fields = list(zip(*rows))
             for i, name in enumerate(("line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text"),
                                      start=2):
@@ -219,10 +223,8 @@ class BatchWriter:
     def _write_events(self, cols: dict[str, list]) -> None:
         import pyarrow as pa
         con = self.con
-        keys, masked_of = self.masks.lookup(cols["message"])
-        frame = pa.table({**cols, "message_key": keys,
-                          "ingest_id": pa.array([self.ingest_id] * len(keys), pa.int32())})
-        masked = pa.table({"message_key": list(masked_of), "masked": list(masked_of.values())})
+        frame = pa.table({**cols, "ingest_id": pa.array([self.ingest_id] * len(cols["message"]), pa.int32())})
+        masked = pa.table({"message_key": list(self.masked), "masked": list(self.masked.values())})
         con.register("batch_events", frame)
         con.register("batch_masked", masked)
         con.execute("""
@@ -256,13 +258,30 @@ class BatchWriter:
         con.unregister("batch_masked")
 
 
-def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summary) -> None:
+@dataclass
+class FilePart:
+    """What reading one chunk of one file produced: everything the writer commits together."""
+    run_id: str
+    file_id: str
+    events: list[tuple]          # Normalizer rows
+    keys: list[str]              # message key of each event
+    masked_of: dict[str, str]    # message key -> masked message, for the keys in `keys`
+    state: dict                  # the file's manifest row after this part
+    problems: list[sources.Problem]
+    lines: int = 0               # physical lines this part consumed
+    skipped: bool = False        # the file was unchanged: nothing to commit
+
+
+def read_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, chunk_lines: int,
+              masks: MaskCache):
+    """Read what is new in one file as FileParts. Pure: no warehouse access, so the same code runs
+    in this process (local engine) or on a Dask worker."""
     head = sources.read_head(logfile, HEAD_BYTES)
-    row = _find_manifest_row(manifest.get(run.run_id, ()), head)
+    row = _find_manifest_row(manifest_rows, head)
     size = size_of(logfile)
     if row and (row["status"] == "complete" or (size is not None and size == row["size"])):
-        summary.files_skipped += 1  # fully read before, or unchanged since the last attempt
-        return
+        yield FilePart(run.run_id, row["file_id"], [], [], {}, {}, [], skipped=True)
+        return  # fully read before, or unchanged since the last attempt
     if row:
         file_id, offset, lines_read = row["file_id"], row["offset"], row["lines_read"]
     else:
@@ -274,6 +293,14 @@ def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summa
     pending_problems: list[sources.Problem] = []
     committed_offset, committed_lines = offset, lines_read
     resume_offset, resume_lines = offset, lines_read
+    reported_lines = lines_read
+
+    def part(events, file_state, problems, lines_now):
+        nonlocal reported_lines
+        keys, masked_of = masks.lookup([e[8] for e in events])
+        added, reported_lines = max(0, lines_now - reported_lines), max(reported_lines, lines_now)
+        return FilePart(run.run_id, file_id, events, keys, masked_of, file_state, problems, added)
+
     # A live file of a container that is still running may end in a line being written: leave it.
     still_running = logfile.rotation == 0 and run.kind == "docker" and run.finished_at is None
     for chunk in sources.read_chunks(logfile, start_offset=offset, start_line=lines_read,
@@ -287,11 +314,8 @@ def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summa
         # Problems of lines still carried wait for the commit that includes those lines.
         ready = [p for p in pending_problems if p.line is not None and p.line <= committed_lines]
         pending_problems = [p for p in pending_problems if not (p.line is not None and p.line <= committed_lines)]
-        writer.add(run.run_id, file_id, events,
-                   {**state, "offset_bytes": committed_offset, "lines_read": committed_lines,
-                    "status": "partial"}, ready)
-        summary.events += len(events)
-        _count_problems(summary, ready)
+        yield part(events, {**state, "offset_bytes": committed_offset, "lines_read": committed_lines,
+                            "status": "partial"}, ready, committed_lines)
     # End of the file as it is now: flush the open block, record file-level problems.
     tail = normalizer.flush_rows()
     # resume_* of the last chunk also steps past trailing malformed lines, so they are reported once.
@@ -300,12 +324,55 @@ def _ingest_file(manifest, writer: BatchWriter, run, logfile, chunk_lines, summa
     truncated = any(p.reason.startswith("truncated") for p in pending_problems)
     status = "complete" if (logfile.compressed or logfile.rotation > 0) and not truncated else "open"
     # The size marks the file as fully read, so only this final state records it.
-    writer.add(run.run_id, file_id, tail, {**state, "offset_bytes": final_offset, "lines_read": final_lines,
-                                            "status": status, "size_bytes": size}, pending_problems)
-    summary.events += len(tail)
-    _count_problems(summary, pending_problems)
-    summary.lines += max(0, final_lines - lines_read)
-    summary.files_read += 1
+    yield part(tail, {**state, "offset_bytes": final_offset, "lines_read": final_lines, "status": status,
+                      "size_bytes": size}, pending_problems, final_lines)
+
+
+def _read_file_list(run, logfile, manifest_rows, chunk_lines) -> list[FilePart]:
+    """One Dask task: a whole file's parts (workers keep their own mask cache)."""
+    return list(read_file(run, logfile, manifest_rows, chunk_lines, _worker_masks()))
+
+
+_WORKER_MASKS: MaskCache | None = None
+
+
+def _worker_masks() -> MaskCache:
+    global _WORKER_MASKS
+    if _WORKER_MASKS is None:
+        _WORKER_MASKS = MaskCache()
+    return _WORKER_MASKS
+
+
+def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) -> None:
+    if part.skipped:
+        summary.files_skipped += 1
+        return
+    writer.add(part)
+    summary.events += len(part.events)
+    summary.lines += part.lines
+    _count_problems(summary, part.problems)
+    if part.state.get("status") != "partial":
+        summary.files_read += 1
+
+
+def _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on_file) -> None:
+    from dask.distributed import Client, LocalCluster
+    cluster = None if scheduler else LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                                  dashboard_address=None)
+    with Client(scheduler or cluster) as client:
+        try:
+            futures = [client.submit(_read_file_list, run, logfile, manifest.get(run.run_id, ()), chunk_lines,
+                                     pure=False) for run, logfile in files]
+            # Commit in submission order (= the local engine's order) whatever order workers finish in.
+            for (run, logfile), future in zip(files, futures):
+                if on_file:
+                    on_file(run, logfile)
+                for part in future.result():
+                    _commit_part(writer, part, summary)
+                future.release()
+        finally:
+            if cluster is not None:
+                cluster.close()
 
 
 def _count_problems(summary: IngestSummary, problems: list[sources.Problem]) -> None:
@@ -362,8 +429,13 @@ def mine_new_messages(con, ingest_id: int, params: dict) -> int:
 
 def ingest(source: str, db: str, params: dict | None = None,
            on_file: Callable[[sources.Run, sources.LogFile], None] | None = None,
-           con: duckdb.DuckDBPyConnection | None = None) -> IngestSummary:
-    """Ingest everything new under `source` into the warehouse at `db` (caller holds the lock)."""
+           con: duckdb.DuckDBPyConnection | None = None, engine: str = "local",
+           scheduler: str | None = None) -> IngestSummary:
+    """Ingest everything new under `source` into the warehouse at `db` (caller holds the lock).
+
+    engine="dask" reads, normalizes and masks files on a Dask cluster (`scheduler` address, or a
+    LocalCluster); this process stays the one writer and the one miner, and commits the parts in
+    the same order as the local engine, so both build the same warehouse."""
     params = params or load_params()
     started = time.perf_counter()
     own = con is None
@@ -381,13 +453,18 @@ def ingest(source: str, db: str, params: dict | None = None,
                             [[ingest_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems])
             _count_problems(summary, problems)
         chunk_lines = int(params["ingest"]["chunk_lines"])
-        writer = BatchWriter(con, ingest_id, MaskCache(), flush_events=chunk_lines)
+        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines)
         manifest = _load_manifest(con)
-        for run in runs:
-            for logfile in run.files:
+        files = [(run, logfile) for run in runs for logfile in run.files]
+        if engine == "dask":
+            _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on_file)
+        else:
+            masks = MaskCache()
+            for run, logfile in files:
                 if on_file:
                     on_file(run, logfile)
-                _ingest_file(manifest, writer, run, logfile, chunk_lines, summary)
+                for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
+                    _commit_part(writer, part, summary)
         writer.flush()
         summary.new_templates = mine_new_messages(con, ingest_id, params)
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")

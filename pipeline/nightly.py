@@ -55,13 +55,15 @@ def refresh_labels(con, labeled_dir: str | Path) -> int:
 
 
 def run_nightly(source: str, db: str, params: dict, report: bool = False, report_week: str | None = None,
-                wait: bool = False, on_file=None) -> NightlySummary:
+                wait: bool = False, on_file=None, engine: str = "local",
+                scheduler: str | None = None) -> NightlySummary:
     from pipeline.predict import classify_runs
     models_dir = Path(params["paths"]["models"])
     with store.warehouse_lock(db, wait=wait):
         con = store.connect(db)
         try:
-            summary = NightlySummary(ingest(source, db, params, on_file=on_file, con=con))
+            summary = NightlySummary(ingest(source, db, params, on_file=on_file, con=con, engine=engine,
+                                            scheduler=scheduler))
             refresh_inventory(con, source)
             refresh_labels(con, params["paths"]["labeled"])
             if (models_dir / "model.json").exists():
