@@ -130,6 +130,14 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
+def _fact_value(name: str, value: str) -> str:
+    value = value.rstrip(".")
+    # Old Paddle prints a compute capability as "37" / "61" for 3.7 / 6.1
+    if name == "compute_capability" and "." not in value and len(value) == 2:
+        value = f"{value[0]}.{value[1]}"
+    return value
+
+
 def _facts(run_ids: list[str], messages: list[str]) -> pd.DataFrame:
     """Per run, the first value of each fact Paddle printed (driver/runtime API, compute capability...)."""
     found: dict[str, dict[str, str]] = {}
@@ -138,7 +146,7 @@ def _facts(run_ids: list[str], messages: list[str]) -> pd.DataFrame:
             if needle in msg and name not in found.get(run_id, {}):
                 m = pattern.search(msg)
                 if m:
-                    found.setdefault(run_id, {})[name] = m.group(1)
+                    found.setdefault(run_id, {})[name] = _fact_value(name, m.group(1))
     rows = [[r, *(v.get(k) for k in FACTS)] for r, v in found.items()]
     return pd.DataFrame(rows, columns=["run_id", *FACTS], dtype=object)
 

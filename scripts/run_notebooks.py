@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Execute the notebooks top to bottom (CI), or strip their outputs (before committing).
 
-    python scripts/run_notebooks.py                     # run notebooks/*.ipynb -> reports/notebooks/
+    python scripts/run_notebooks.py                     # run notebooks/*.ipynb -> build/notebooks/
     python scripts/run_notebooks.py --out DIR NB...     # chosen notebooks, another output folder
     python scripts/run_notebooks.py --strip             # rewrite notebooks/*.ipynb without outputs
     python scripts/run_notebooks.py --check             # exit 1 if a notebook has outputs (for CI/tests)
