@@ -21,7 +21,7 @@ demo: $(STAMP)
 	@echo "warehouse: $(DB)   (try: $(BIN)/logml templates --top 10, $(BIN)/logml runs --limit 10)"
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests bench scenarios
+	$(BIN)/ruff check pipeline tests bench scenarios scripts
 
 ## Everything CI proves: lint, the DVC pipeline on the sample fleet, the tests (notebooks included).
 test: $(STAMP) lint repro

@@ -25,7 +25,6 @@ import csv
 import datetime as dt
 import json
 import os
-import shlex
 import shutil
 import subprocess
 import sys

@@ -64,9 +64,9 @@ def test_training_reports_rules_model_and_combined_and_logs_mlflow(trained):
 
 
 def test_lean_scorer_reproduces_scikit_learn(trained):
+    from pipeline.features import RunFeatures
     from pipeline.lean import LeanModel
     from pipeline.model import ModelParams, build_pipeline, export_lean, frame
-    from pipeline.features import RunFeatures
     docs = [RunFeatures("OSError: (External) CUDA error(35), CUDA driver version is insufficient", "cuda_error_35",
                         "exit_1", []),
             RunFeatures("Bus error (core dumped)\nDataLoader worker exited", "", "exit_135", []),

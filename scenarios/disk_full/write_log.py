@@ -1,5 +1,4 @@
 """Writes predictions for a dataset into ./output/predictions.txt (small volume)."""
-import numpy as np
 import paddle
 
 print(f"paddle {paddle.__version__}")

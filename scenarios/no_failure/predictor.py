@@ -8,6 +8,7 @@ import paddle.inference as paddle_infer
 
 print(f"paddle {paddle.__version__}")
 import glob  # noqa: E402
+
 model_file = glob.glob("inference/model.json") or glob.glob("inference/model.pdmodel")
 config = paddle_infer.Config(model_file[0], "inference/model.pdiparams")
 config.disable_gpu()

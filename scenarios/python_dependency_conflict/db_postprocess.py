@@ -1,6 +1,4 @@
 import numpy as np
-import pyclipper
-from shapely.geometry import Polygon
 
 
 class DBPostProcess:

@@ -1,5 +1,4 @@
 """PaddleOCR-style DB text detection post-processing (needs shapely and pyclipper)."""
-import numpy as np
 import paddle
 
 print(f"paddle {paddle.__version__}")

@@ -1,6 +1,5 @@
 """Image-classification style training loop whose DataLoader workers pass big batches through /dev/shm."""
 import os
-import sys
 import time
 
 import numpy as np
