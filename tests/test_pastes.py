@@ -1,0 +1,43 @@
+"""The shipped predictor on hand-written issue-thread pastes (none of them from the simulator or the
+capture harness): Paddle 1.x dumps, truncated pastes, shell prompts, Chinese text."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PASTES = Path(__file__).parent / "data" / "pastes"
+
+
+@pytest.fixture(scope="module")
+def predictions():
+    from pipeline.predict import predict_paths
+    if not (ROOT / "models" / "model.json").exists():
+        pytest.skip("no shipped model in models/")
+    with (PASTES / "labels.csv").open() as fh:
+        labels = {row["file"]: row["category"] for row in csv.DictReader(fh)}
+    results = {Path(r["path"]).name: r for r in predict_paths([str(PASTES / f) for f in labels], ROOT / "models")}
+    return labels, results
+
+
+def test_pastes_are_diagnosed(predictions):
+    labels, results = predictions
+    wrong = {f: (want, results[f]["category"]) for f, want in labels.items() if results[f]["category"] != want}
+    assert len(wrong) <= 2, wrong
+
+
+def test_every_failure_paste_shows_its_signature_as_evidence(predictions):
+    labels, results = predictions
+    for name, want in labels.items():
+        result = results[name]
+        if want == "no_failure" or result["category"] != want:
+            continue
+        assert result["evidence"], name
+        text = (PASTES / name).read_text()
+        n_lines = len(text.splitlines())
+        for ev in result["evidence"]:
+            # evidence is the log's own text (a block's summary may join two of its lines)
+            assert ev["line"] is None or 1 <= ev["line"] <= n_lines, (name, ev)
+            assert " ".join(ev["text"].split()[:4]) in " ".join(text.split()), (name, ev)
