@@ -48,11 +48,9 @@ def meta_tokens(meta: Mapping | None) -> str:
 
 def _relevant_mask(messages: Sequence[str]) -> list[bool]:
     """RELEVANT over all messages at once: RE2 through pyarrow (vectorised), Python re otherwise."""
+    from pipeline.textops import re2_search
     try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        arr = pa.array([m or "" for m in messages], type=pa.large_string())
-        return pc.match_substring_regex(arr, RELEVANT.pattern[4:], ignore_case=True).to_pylist()
+        return re2_search(messages, RELEVANT.pattern[4:], ignore_case=True)
     except (ImportError, NotImplementedError, ValueError):  # RE2 missing or rejecting the pattern
         return [RELEVANT.search(m or "") is not None for m in messages]
 

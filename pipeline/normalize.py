@@ -57,9 +57,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import count
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas costs ~0.5 s to import: `logml predict` never needs it
+    import pandas as pd
 
 # Internal event tuples (feed_rows/flush_rows): two bookkeeping fields, then EVENT_COLUMNS in order.
 ROW_FIELDS = ("seq", "last_seq", "line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text")
@@ -815,25 +818,51 @@ class Normalizer:
 # --------------------------------------------------------------------------------------------
 
 def _obj(values: list) -> pd.Series:
+    import pandas as pd
     # explicit object dtype: pandas >= 3 would otherwise infer its "str" dtype and turn None into NaN
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return pd.Series(arr, dtype=object, copy=False)
 
 
-try:    # pandas' C helper: list of tuples -> 2-D object array (about 4x faster than per-column lists)
-    from pandas._libs.lib import to_object_array_tuples as _to_object_array
-except ImportError:  # pragma: no cover - private API; fall back to plain Python
-    _to_object_array = None
+def _object_array_builder():
+    """pandas' C helper: list of tuples -> 2-D object array (about 4x faster than per-column lists)."""
+    try:
+        from pandas._libs.lib import to_object_array_tuples
+    except ImportError:  # pragma: no cover - private API; fall back to plain Python
+        return None
+    return to_object_array_tuples
+
+
+class Events:
+    """Events as plain columns (no pandas): what `logml predict` builds, read like a DataFrame
+    by the rules and the features (`events["message"]`, `len(events)`, `events.columns`)."""
+
+    def __init__(self, columns: dict[str, list]):
+        self._columns = columns
+        self.columns = list(columns)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple]) -> Events:
+        fields = list(zip(*rows)) if rows else [()] * len(ROW_FIELDS)
+        return cls({name: list(fields[i]) for i, name in enumerate(ROW_FIELDS) if name in EVENT_COLUMNS})
+
+    def __len__(self) -> int:
+        return len(self._columns["message"])
+
+    def __getitem__(self, name: str) -> list:
+        return self._columns[name]
 
 
 def _frame(rows: list) -> pd.DataFrame:
+    import pandas as pd
     # rows are internal event tuples: (seq, last_seq, line_no, n_lines, ts, stream, level, kind,
     # message, text)
     if not rows:
         return empty_events()
-    if _to_object_array is not None:
-        arr = _to_object_array(rows)
+    to_object_array = _object_array_builder()
+    if to_object_array is not None:
+        arr = to_object_array(rows)
         cols = {
             "line_no": arr[:, 2].astype(np.int64),
             "n_lines": arr[:, 3].astype(np.int64),
@@ -858,6 +887,7 @@ def _frame(rows: list) -> pd.DataFrame:
 
 
 def empty_events() -> pd.DataFrame:
+    import pandas as pd
     """An events frame with no rows and the contract's dtypes."""
     return pd.DataFrame(
         {
@@ -899,10 +929,5 @@ def normalize_lines(
         list(streams) if streams is not None else [None] * n,
     )
     norm = Normalizer()
-    events, _ = norm.feed(chunk)
-    rest = norm.flush()
-    if rest.empty:
-        return events
-    if events.empty:
-        return rest
-    return pd.concat([events, rest], ignore_index=True)
+    rows, _ = norm.feed_rows(chunk)
+    return _frame(rows + norm.flush_rows())

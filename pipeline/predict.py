@@ -135,25 +135,23 @@ class Predictor:
 # ----------------------------------------------------------------------------- reading one log
 
 
-def read_log_events(path: str, max_events: int | None = None):
-    """Events of one log given by hand (plain, docker-json, CRI, .gz; format sniffed)."""
-    import pandas as pd
-
+def read_log_events(path: str):
+    """Events of one log given by hand (plain, docker-json, CRI, .gz; format sniffed), as plain
+    columns: no pandas on this path, it would double `logml predict`'s start-up."""
     from pipeline import sources
-    from pipeline.normalize import Normalizer
+    from pipeline.normalize import Events, Normalizer
     logfile = sources.logfile_for_path(path)
     normalizer = Normalizer()
-    frames, problems = [], []
+    rows, problems = [], []
     for chunk in sources.read_chunks(logfile):
-        events, _ = normalizer.feed(chunk)
-        frames.append(events)
+        events, _ = normalizer.feed_rows(chunk)
+        rows.extend(events)
         problems.extend(chunk.problems)
-    frames.append(normalizer.flush())
+    rows.extend(normalizer.flush_rows())
     fatal = [p for p in problems if p.reason in ("unreadable", "binary")]
     if fatal:
         raise OSError(f"{fatal[0].reason}: {fatal[0].detail or path}")
-    events = pd.concat(frames, ignore_index=True)
-    return events, problems
+    return Events.from_rows(rows), problems
 
 
 def docker_meta(path: str) -> dict:

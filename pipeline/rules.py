@@ -40,11 +40,13 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import yaml
+
+if TYPE_CHECKING:  # pandas costs ~0.5 s to import; `logml predict` passes normalize.Events instead
+    import pandas as pd
 
 try:  # Python >= 3.11
     from re import _constants as _sre_c
@@ -117,11 +119,11 @@ class Rule:
     counter_examples: tuple[Any, ...] = ()
     description: str = ""
     # compiled (Python re)
-    rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
-    req_rx: tuple[re.Pattern, ...] = dc_field(default=(), repr=False, compare=False)
-    exc_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
-    ctx_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
-    unless_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
+    rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    req_rx: tuple[_LazyRegex, ...] = dc_field(default=(), repr=False, compare=False)
+    exc_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    ctx_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    unless_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
 
     @property
     def flags(self) -> int:
@@ -214,10 +216,28 @@ def _expand(pattern: str, variables: Mapping[str, str]) -> str:
     return _VAR_RE.sub(sub, pattern)
 
 
-def _any_rx(patterns: Sequence[str], flags: int) -> re.Pattern | None:
+class _LazyRegex:
+    """Compiled on first use: most rules never see a candidate line in a given log, and compiling
+    all of them up front is a third of `logml predict`'s start-up."""
+
+    __slots__ = ("pattern", "flags", "_rx")
+
+    def __init__(self, pattern: str, flags: int):
+        self.pattern, self.flags, self._rx = pattern, flags, None
+
+    def _compiled(self) -> re.Pattern:
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, self.flags)
+        return self._rx
+
+    def search(self, *args):
+        return self._compiled().search(*args)
+
+
+def _any_rx(patterns: Sequence[str], flags: int) -> _LazyRegex | None:
     if not patterns:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in patterns), flags)
+    return _LazyRegex("|".join(f"(?:{p})" for p in patterns), flags)
 
 
 def _clip(s: str) -> str:
@@ -241,9 +261,12 @@ def _arrow():
     return pa, pc
 
 
-def _to_arrow(values: pd.Series):
+def _to_arrow(values):
     pa, _ = _arrow()
     try:
+        if isinstance(values, list):  # no pa.array(list): it imports pandas (predict start-up)
+            from pipeline.textops import arrow_strings
+            return arrow_strings(values)
         return pa.array(values, type=pa.large_string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         fixed = [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
@@ -260,7 +283,8 @@ def _re2_mask(arr, pattern: str) -> np.ndarray | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         log.debug("RE2 rejected a prefilter pattern (%s); using Python re", exc)
         return None
-    return np.asarray(res.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+    # to_pylist, not fill_null/to_numpy: those make pyarrow import pandas (predict start-up)
+    return np.fromiter((bool(v) for v in res.to_pylist()), dtype=bool, count=len(res))
 
 
 def re2_error(pattern: str) -> str | None:
@@ -400,15 +424,29 @@ def _keyword_regex(ci: set[str], cs: set[str]) -> str:
 
 
 class _Frame:
-    """Column access for one ``match`` call (arrow arrays built once, lazily)."""
+    """Column access for one ``match`` call (arrow arrays built once, lazily).
 
-    def __init__(self, events: pd.DataFrame):
+    Takes a pandas DataFrame or a pandas-free ``normalize.Events`` (columns as lists)."""
+
+    def __init__(self, events):
         self.df = events
         self.n = len(events)
         self._arr: dict[str, Any] = {}
+        self._plain = not hasattr(events, "iloc")
 
-    def series(self, name: str) -> pd.Series:
+    def series(self, name: str):
         df = self.df
+        if self._plain:
+            cols = df.columns
+            if name == "text":
+                if "text" in cols:
+                    msgs = df["message"] if "message" in cols else [None] * self.n
+                    return [t if isinstance(t, str) else m for t, m in zip(df["text"], msgs)]
+                return list(df["message"]) if "message" in cols else [""] * self.n
+            if name == "message" and "message" not in cols:
+                return self.series("text")
+            return list(df[name]) if name in cols else [None] * self.n
+        import pandas as pd
         if name == "text":
             if "text" in df.columns:
                 s = df["text"]
@@ -429,11 +467,12 @@ class _Frame:
         return self._arr[name]
 
     def values_at(self, name: str, idx: np.ndarray) -> list[str]:
-        arr = self.arrow(name)
+        arr = None if self._plain else self.arrow(name)  # take() would import pandas
         if arr is not None:
             out = arr.take(idx).to_pylist()
         else:
-            out = self.series(name).iloc[idx].tolist()
+            values = self.series(name)
+            out = [values[i] for i in idx] if isinstance(values, list) else values.iloc[idx].tolist()
         return ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in out]
 
     def all_values(self, name: str) -> list[str]:
@@ -444,7 +483,11 @@ class _Frame:
             arr = None
             if name in self.df.columns:
                 try:
-                    arr = pd.to_numeric(self.df[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                    if self._plain:
+                        arr = np.array([np.nan if v is None else v for v in self.df[name]], dtype=float)
+                    else:
+                        import pandas as pd
+                        arr = pd.to_numeric(self.df[name], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 except (TypeError, ValueError):
                     arr = None
             self._arr[name] = arr
@@ -498,7 +541,9 @@ class RuleSet:
     @classmethod
     def load(cls, path: str | Path | None = None) -> RuleSet:
         data, source = _read(path)
-        rules, errors, version = _build(data)
+        # The packaged rules are validated by `logml rules check` and the tests; a file given by
+        # hand is validated here, before any log is matched against it.
+        rules, errors, version = _build(data, validate=path is not None)
         if errors:
             raise ValueError(f"invalid rules file {source}:\n  " + "\n  ".join(errors))
         return cls(rules, version=version, source=source)
@@ -549,7 +594,8 @@ class RuleSet:
 
     def _fire(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> list[_Hit]:
         if events is None:
-            events = pd.DataFrame(columns=["line_no", "message", "text"])
+            from pipeline.normalize import Events
+            events = Events({"line_no": [], "message": [], "text": []})
         fr = _Frame(events)
         raw = self._event_hits(fr) if fr.n else []
 
@@ -722,9 +768,9 @@ def _run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> 
             return code != 0
     if events is None or not len(events):
         return False
-    if "kind" in events.columns and events["kind"].isin(FAILURE_KINDS).any():
+    if "kind" in events.columns and any(k in FAILURE_KINDS for k in events["kind"]):
         return True
-    if "level" in events.columns and events["level"].isin(FAILURE_LEVELS).any():
+    if "level" in events.columns and any(v in FAILURE_LEVELS for v in events["level"]):
         return True
     return False
 
@@ -745,7 +791,7 @@ def _read(path: str | Path | None) -> tuple[Any, str]:
         return yaml.load(fh, Loader=_YAML_LOADER), str(path)
 
 
-def _build(data: Any) -> tuple[list[Rule], list[str], str]:
+def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str]:
     """Parse + compile; returns (rules, errors, version). Rules with errors are left out."""
     from pipeline.taxonomy import load_taxonomy
 
@@ -812,17 +858,12 @@ def _build(data: Any) -> tuple[list[Rule], list[str], str]:
         case_sensitive = bool(spec.get("case_sensitive", False))
         flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
         compiled: dict[str, Any] = {}
-        for key in ("patterns", "exclude", "context", "unless"):
+        for key in ("patterns", "exclude", "context", "unless", "require") if validate else ():
             for p in lists[key]:
                 try:
                     re.compile(p, flags)
                 except re.error as exc:
                     errs.append(f"{key}: bad regex {p!r}: {exc}")
-        for p in lists["require"]:
-            try:
-                re.compile(p, flags)
-            except re.error as exc:
-                errs.append(f"require: bad regex {p!r}: {exc}")
         if errs:
             errors.extend(f"{where}: {e}" for e in errs)
             continue
@@ -830,7 +871,7 @@ def _build(data: Any) -> tuple[list[Rule], list[str], str]:
         compiled["exc_rx"] = _any_rx(lists["exclude"], flags)
         compiled["ctx_rx"] = _any_rx(lists["context"], flags)
         compiled["unless_rx"] = _any_rx(lists["unless"], flags)
-        compiled["req_rx"] = tuple(re.compile(p, flags) for p in lists["require"])
+        compiled["req_rx"] = tuple(_LazyRegex(p, flags) for p in lists["require"])
         rules.append(
             Rule(
                 id=rid, category=str(cat), priority=int(prio), order=order,
@@ -878,6 +919,7 @@ def events_from_lines(lines: Iterable[str]) -> pd.DataFrame:
             "kind": kind, "message": message, "text": s,
         })
         line_no += len(parts)
+    import pandas as pd
     return pd.DataFrame(rows, columns=["line_no", "n_lines", "ts", "stream", "level", "kind", "message", "text"])
 
 

@@ -668,7 +668,7 @@ def test_frame_fallback_without_pandas_helper(monkeypatch):
 
     lines = PY2_OOM + CPP_SEGV
     fast = one(lines, ts=[ENV] * len(lines))
-    monkeypatch.setattr(nz, "_to_object_array", None)
+    monkeypatch.setattr(nz, "_object_array_builder", lambda: None)
     slow = one(lines, ts=[ENV] * len(lines))
     pd.testing.assert_frame_equal(fast, slow)
     assert [slow[c].dtype for c in EVENT_COLUMNS] == [np.int64, np.int64] + [object] * 6

@@ -1,0 +1,26 @@
+"""Vectorised regex over many strings with RE2 (pyarrow), without importing pandas.
+
+`pa.array(list_of_str)` and `.to_numpy()` make pyarrow import pandas (about 0.5 s), which
+`logml predict` cannot afford; building the string array from raw buffers and reading results
+with `to_pylist` does not.
+"""
+from __future__ import annotations
+
+from array import array
+from itertools import accumulate
+
+
+def arrow_strings(values):
+    """A pyarrow LargeStringArray of `values` (None -> "")."""
+    import pyarrow as pa
+    data = [v.encode("utf-8", "replace") if isinstance(v, str) else b"" for v in values]
+    offsets = array("q", accumulate(map(len, data), initial=0))
+    return pa.LargeStringArray.from_buffers(len(data), pa.py_buffer(offsets), pa.py_buffer(b"".join(data)))
+
+
+def re2_search(values, pattern: str, ignore_case: bool = False) -> list[bool]:
+    """[re.search(pattern, v) is not None for v in values], in RE2. Raises ValueError/ArrowInvalid
+    (NotImplementedError) when RE2 rejects the pattern, so callers can fall back to Python re."""
+    import pyarrow.compute as pc
+    arr = values if hasattr(values, "type") else arrow_strings(values)
+    return [bool(v) for v in pc.match_substring_regex(arr, pattern, ignore_case=ignore_case).to_pylist()]
