@@ -218,12 +218,16 @@ def main(argv=None) -> int:
     ap.add_argument("--csv", default=str(REPO / "data" / "labeled" / "captured.csv"))
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--setup-only", action="store_true", help="create the venvs and stop")
+    ap.add_argument("--csv-only", action="store_true", help="only rewrite the labels CSV from the registry")
     args = ap.parse_args(argv)
 
     if os.geteuid() != 0:
         print("capture.py needs root (mount namespaces for fault injection)", file=sys.stderr)
         return 2
     chosen = select(args.only)
+    if args.csv_only:
+        print(f"wrote {write_csv(Path(args.csv), Path(args.out))} rows to {args.csv}")
+        return 0
     if args.list:
         for sc in chosen:
             print(f"{sc.category:28s} {sc.name}/{sc.variant:32s} {sc.venv}")
