@@ -36,6 +36,9 @@ def corpus(lines: int) -> Path:
     per_host = probe.lines / 4
     hosts = max(4, int(lines / per_host) + 1)
     summary = simulate(target, hosts=hosts, days=2, seed=11, scale_lines=4.0)
+    while summary.lines < lines:  # host mixes differ: grow until the corpus is big enough
+        hosts = int(hosts * lines / summary.lines) + 1
+        summary = simulate(target, hosts=hosts, days=2, seed=11, scale_lines=4.0)
     marker.write_text(json.dumps({"runs": summary.runs, "lines": summary.lines}))
     return target
 

@@ -2,7 +2,7 @@
 
 Why it is shaped like this:
 - Most container log lines repeat once their numbers are gone, so a line is first reduced to a
-  *digit-collapsed* key (each digit run -> "1", C-level str methods) and only distinct keys are
+  *digit-collapsed* key (each digit -> "1", one C-level bytes.translate) and only distinct keys are
   masked; only distinct masked messages ever reach Drain3, in sorted order, so the result does not
   depend on how input was chunked or interrupted.
 - Template keys are stable: a cluster's key is derived from the template it had when it was created
@@ -56,13 +56,10 @@ _HAS_DIGIT = re.compile(r"\d").search
 
 
 def collapse_digits(message: str) -> bytes:
-    """Dedupe key: every run of digits becomes "1" (masks never look at digit values or counts).
-
-    Bytes, because bytes.translate is a C table lookup, ten times faster than str.translate."""
-    key = message.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES)
-    while b"11" in key:
-        key = key.replace(b"11111111", b"1").replace(b"11", b"1")
-    return key
+    """Dedupe key: every digit becomes "1" (masks never look at digit values). Bytes, because
+    bytes.translate is one C table lookup, ten times faster than str.translate; run lengths are
+    kept, since collapsing them costs more than the few extra distinct keys it saves."""
+    return message.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES)
 
 
 def mask(message: str) -> str:

@@ -104,7 +104,7 @@ def test_new_masks_keep_the_digit_collapse_key_exact_and_paddle_words():
              f"attempt_{rng.randint(1, 10**13)}_{rng.randint(0, 99):04d}_m_{rng.randint(0, 99):06d}_{rng.randint(0, 9)} "
              f"at Mon Jun {rng.randint(1, 30)} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00 2005 "
              f"size {rng.randint(1, 999)}.{rng.randint(0, 9)} B")
-        b = re.sub(r"\d+", lambda m: str(rng.randint(0, 10 ** rng.randint(1, 8))), a)
+        b = re.sub(r"\d", lambda m: str(rng.randint(0, 9)), a)
         # equal dedupe keys must mask alike (digits the masks leave are collapsed by the key anyway)
         assert collapse_digits(a) == collapse_digits(b)
         assert collapse_digits(mask(a)) == collapse_digits(mask(b))
