@@ -135,23 +135,62 @@ class Predictor:
 # ----------------------------------------------------------------------------- reading one log
 
 
-def read_log_events(path: str):
+def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200_000, keep_relevant: int = 50_000):
     """Events of one log given by hand (plain, docker-json, CRI, .gz; format sniffed), as plain
-    columns: no pandas on this path, it would double `logml predict`'s start-up."""
+    columns: no pandas on this path, it would double `logml predict`'s start-up.
+
+    Memory stays bounded whatever the log's size: past `keep_all` events only the events that can
+    matter are kept (errors, warnings, blocks, lines a rule or the features could use; the newest
+    `keep_relevant` of them) plus the last lines of the log."""
+    from collections import deque
+
     from pipeline import sources
+    from pipeline.features import RELEVANT, TAIL_EVENTS
     from pipeline.normalize import Events, Normalizer
+    from pipeline.textops import re2_search
     logfile = sources.logfile_for_path(path)
     normalizer = Normalizer()
-    rows, problems = [], []
+    rows: list[tuple] = []
+    relevant: deque = deque(maxlen=keep_relevant)
+    tail: deque = deque(maxlen=TAIL_EVENTS)
+    problems = []
+    prefilter = "|".join(p for p in (RELEVANT.pattern, rules.prefilter if rules else "") if p)
+
+    def keep(events: list[tuple]) -> None:
+        if len(rows) + len(events) <= keep_all and not relevant:
+            rows.extend(events)
+            return
+        if not relevant:  # first overflow: from now on keep only what can matter
+            relevant.extend(r for r in rows if _matters(r, None))
+            rows.clear()
+        texts = [r[9] or r[8] for r in events]
+        hits = re2_search(texts, prefilter, ignore_case=True)
+        for r, hit in zip(events, hits):
+            if _matters(r, hit):
+                relevant.append(r)
+            tail.append(r)
+
     for chunk in sources.read_chunks(logfile):
         events, _ = normalizer.feed_rows(chunk)
-        rows.extend(events)
+        keep(events)
         problems.extend(chunk.problems)
-    rows.extend(normalizer.flush_rows())
+    keep(normalizer.flush_rows())
     fatal = [p for p in problems if p.reason in ("unreadable", "binary")]
     if fatal:
         raise OSError(f"{fatal[0].reason}: {fatal[0].detail or path}")
+    if relevant:
+        merged = {r[0]: r for r in list(relevant) + list(tail)}  # r[0]: the event's position
+        rows = [merged[k] for k in sorted(merged)]
     return Events.from_rows(rows), problems
+
+
+def _matters(row: tuple, prefilter_hit: bool | None) -> bool:
+    if row[6] in ("WARNING", "ERROR", "FATAL") or row[7] != "line":
+        return True
+    if prefilter_hit is None:
+        from pipeline.features import RELEVANT
+        return RELEVANT.search(row[8] or "") is not None
+    return prefilter_hit
 
 
 def docker_meta(path: str) -> dict:
@@ -185,7 +224,7 @@ def predict_paths(paths: list[str], models_dir: str | Path):
                 real = path
                 if not Path(real).is_file():
                     raise OSError(f"no such file: {path}")
-            events, _ = read_log_events(real)
+            events, _ = read_log_events(real, predictor.rules)
             verdict = predictor.diagnose(events, docker_meta(real) if path != "-" else {})
             yield predictor.to_json(path, events, verdict)
         except OSError as exc:

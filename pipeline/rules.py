@@ -536,6 +536,11 @@ class RuleSet:
         self._prefilter = _keyword_regex(set(ci_words), set(cs_words)) if (ci_words or cs_words) else ""
         self._cache: dict[tuple[str, str], tuple[tuple[int, int, str], ...]] = {}
 
+    @property
+    def prefilter(self) -> str:
+        """One RE2 alternation of the literals any rule needs (empty when there is none)."""
+        return self._prefilter
+
     # -- loading ---------------------------------------------------------------------------
 
     @classmethod

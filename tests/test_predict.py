@@ -154,3 +154,21 @@ def test_nightly_classifies_every_run_once(trained, tmp_path):
         preds = dict(con.execute("SELECT run_id, category FROM predictions").fetchall())
     agree = np.mean([preds[r] == c for r, c in labels.items()])
     assert agree > 0.9
+
+
+def test_big_logs_are_read_in_bounded_memory_with_the_same_verdict(trained, tmp_path):
+    from pipeline.predict import Predictor, read_log_events
+    log = tmp_path / "big.log"
+    progress = [f"[2026/11/29 10:00:{i % 60:02d}] ppocr INFO: epoch: [1/9], global_step: {i}, loss: {i % 7}.5"
+                for i in range(6000)]
+    warning = ["/usr/local/lib/python3.10/dist-packages/paddle/io/reader.py:433: UserWarning: DataLoader "
+               "num_workers=8 with use_shared_memory=True"]
+    log.write_text("\n".join(progress[:3000] + warning + progress[3000:] + FAILURES[1]) + "\n")
+    predictor = Predictor(trained["models"])
+    full, _ = read_log_events(str(log), predictor.rules)
+    bounded, _ = read_log_events(str(log), predictor.rules, keep_all=500)
+    assert len(full) > 6000 and len(bounded) < 100
+    a, b = predictor.diagnose(full, {}), predictor.diagnose(bounded, {})
+    assert a.category == b.category == "shm_exhausted"
+    assert predictor.evidence(full, a)[:2] == predictor.evidence(bounded, b)[:2]
+    assert any("use_shared_memory" in m for m in bounded["message"])  # early context a rule may need survives
