@@ -39,7 +39,7 @@ clean:
 ## Rebuild the embedded sample fleet: a simulated fleet beside the captured logs (data/raw/capture01).
 sample: $(STAMP)
 	rm -rf data/.sim data/raw/h[0-9]* data/raw/inventory.csv
-	$(BIN)/logml simulate --hosts 8 --days 15 --runs-per-host-day 2.5 --seed 1 --out data/.sim
+	$(BIN)/logml simulate --hosts 8 --days 14 --start 2026-11-09 --runs-per-host-day 2.5 --seed 1 --out data/.sim
 	mv data/.sim/h[0-9]* data/.sim/inventory.csv data/raw/
 	mv data/.sim/labels.csv data/labeled/simulated.csv
 	rm -rf data/.sim
