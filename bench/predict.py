@@ -60,7 +60,7 @@ def main() -> None:
         times.append(time.perf_counter() - started)
         assert out.returncode == 0, out.stderr
     imports = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                              "import pipeline.cli, pipeline.predict, pandas"],
+                              "import pipeline.cli, pipeline.predict"],
                              capture_output=True, text=True, cwd=ROOT)
     total_us = sum(int(line.split("|")[1]) for line in imports.stderr.splitlines()[1:]
                    if line.count("|") == 2 and line.split("|")[0].strip().startswith("import time:")
