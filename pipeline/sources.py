@@ -918,18 +918,7 @@ class _Reader:
                     lines = [s[:-1] for s in logs]
                     if b'\\r\\n"' in data:
                         lines = [s[:-1] if s[-1:] == "\r" else s for s in lines]
-                    ends = list(map(add, accumulate(map(len, bl)), range(off + 1, off + n + 1)))
-                    if not terminated:
-                        ends[-1] -= 1
-                    acc = self.acc
-                    nos = list(range(nline + 1, nline + n + 1))
-                    acc.lines += lines
-                    acc.nos += nos
-                    acc.ts += times
-                    acc.streams += streams
-                    acc.ends += ends
-                    acc.elines += nos
-                    return ends[-1], nline + n
+                    return self._append_block(lines, times, streams, bl, off, nline, terminated)
             except (KeyError, TypeError):
                 pass
         pos = off
@@ -1051,12 +1040,17 @@ class _Reader:
             return None
         if "\r" in text:
             texts = [s[:-1] if s[-1:] == "\r" else s for s in texts]
-        ends = list(map(add, accumulate(map(len, lens)), range(off + 1, off + n + 1)))
+        return self._append_block(texts, ts, streams, lens, off, nline, terminated)
+
+    def _append_block(self, lines, ts, streams, raw_lines, off: int, nline: int, terminated: bool):
+        """Fast paths end here: a whole block of complete one-piece lines goes to the accumulator."""
+        n = len(lines)
+        ends = list(map(add, accumulate(map(len, raw_lines)), range(off + 1, off + n + 1)))
         if not terminated:
             ends[-1] -= 1
         acc = self.acc
         nos = list(range(nline + 1, nline + n + 1))
-        acc.lines += texts
+        acc.lines += lines
         acc.nos += nos
         acc.ts += ts
         acc.streams += streams
