@@ -899,8 +899,8 @@ def empty_events() -> pd.DataFrame:
     )
 
 
-class _LineChunk:
-    """Minimal stand-in for sources.Chunk (same fields) used by normalize_lines."""
+class LineChunk:
+    """Minimal stand-in for sources.Chunk (same fields): normalize_lines, predict's skimming."""
 
     __slots__ = ("lines", "line_nos", "ts", "streams", "end_offsets", "problems")
 
@@ -922,7 +922,7 @@ def normalize_lines(
     """Normalize plain lines (one run) in one go: line numbers start at ``first_line_no``."""
     lines = list(lines)
     n = len(lines)
-    chunk = _LineChunk(
+    chunk = LineChunk(
         lines,
         list(range(first_line_no, first_line_no + n)),
         list(ts) if ts is not None else [None] * n,

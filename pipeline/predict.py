@@ -135,13 +135,16 @@ class Predictor:
 # ----------------------------------------------------------------------------- reading one log
 
 
-def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200_000, keep_relevant: int = 50_000):
+def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200_000, keep_relevant: int = 50_000,
+                    skim_bytes: int = 8 << 20, skim_window: int = 16):
     """Events of one log given by hand (plain, docker-json, CRI, .gz; format sniffed), as plain
     columns: no pandas on this path, it would double `logml predict`'s start-up.
 
-    Memory stays bounded whatever the log's size: past `keep_all` events only the events that can
-    matter are kept (errors, warnings, blocks, lines a rule or the features could use; the newest
-    `keep_relevant` of them) plus the last lines of the log."""
+    A log bigger than `skim_bytes` is skimmed: one RE2 pass over its raw lines finds the lines a
+    rule or the features could use, and only those, `skim_window` lines around them and the last
+    lines of each chunk are normalized (most of a big log is progress output that cannot change
+    the verdict). Memory stays bounded whatever the log's size: past `keep_all` events only the
+    events that can matter are kept (the newest `keep_relevant` of them) plus the tail."""
     from collections import deque
 
     from pipeline import sources
@@ -170,18 +173,47 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
                 relevant.append(r)
             tail.append(r)
 
+    import os
+    size = os.path.getsize(path)
+    skim = size * (5 if logfile.compressed else 1) > skim_bytes  # gzip: ~5x smaller than the log
     for chunk in sources.read_chunks(logfile):
-        events, _ = normalizer.feed_rows(chunk)
-        keep(events)
         problems.extend(chunk.problems)
+        if not skim:
+            events, _ = normalizer.feed_rows(chunk)
+            keep(events)
+            continue
+        for segment in _skim(chunk, prefilter, skim_window, TAIL_EVENTS):
+            seg_normalizer = Normalizer()  # blocks never span a skipped stretch
+            events, _ = seg_normalizer.feed_rows(segment)
+            keep(events + seg_normalizer.flush_rows())
     keep(normalizer.flush_rows())
     fatal = [p for p in problems if p.reason in ("unreadable", "binary")]
     if fatal:
         raise OSError(f"{fatal[0].reason}: {fatal[0].detail or path}")
     if relevant:
-        merged = {r[0]: r for r in list(relevant) + list(tail)}  # r[0]: the event's position
+        merged = {r[2]: r for r in list(relevant) + list(tail)}  # r[2]: the event's first line
         rows = [merged[k] for k in sorted(merged)]
     return Events.from_rows(rows), problems
+
+
+def _skim(chunk, prefilter: str, window: int, tail: int):
+    """Runs of consecutive lines worth normalizing: around prefilter hits, and the chunk's tail."""
+    from pipeline.normalize import LineChunk
+    from pipeline.textops import re2_search
+    n = len(chunk.lines)
+    wanted = bytearray(n)
+    for i, hit in enumerate(re2_search(chunk.lines, prefilter, ignore_case=True)):
+        if hit:
+            wanted[max(0, i - window):i + window + 1] = b"\x01" * (min(n, i + window + 1) - max(0, i - window))
+    wanted[max(0, n - tail):] = b"\x01" * (n - max(0, n - tail))
+    start = None
+    for i in range(n + 1):
+        if i < n and wanted[i]:
+            if start is None:
+                start = i
+        elif start is not None:
+            yield LineChunk(chunk.lines[start:i], chunk.line_nos[start:i], chunk.ts[start:i], chunk.streams[start:i])
+            start = None
 
 
 def _matters(row: tuple, prefilter_hit: bool | None) -> bool:

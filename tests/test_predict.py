@@ -172,3 +172,23 @@ def test_big_logs_are_read_in_bounded_memory_with_the_same_verdict(trained, tmp_
     assert a.category == b.category == "shm_exhausted"
     assert predictor.evidence(full, a)[:2] == predictor.evidence(bounded, b)[:2]
     assert any("use_shared_memory" in m for m in bounded["message"])  # early context a rule may need survives
+
+
+def test_skimming_a_big_log_keeps_the_verdict_and_evidence(trained, tmp_path):
+    from pipeline.predict import Predictor, read_log_events
+    log = tmp_path / "big.log"
+    progress = [f"[2026/11/29 10:00:{i % 60:02d}] ppocr INFO: epoch: [1/9], global_step: {i}, loss: {i % 7}.5"
+                for i in range(4000)]
+    middle = ["/usr/local/lib/python3.10/dist-packages/paddle/nn/layer/norm.py:824: UserWarning: "
+              "When training, we now always track global mean and variance."]
+    log.write_text("\n".join(progress[:2000] + middle + progress[2000:] + FAILURES[0]) + "\n")
+    predictor = Predictor(trained["models"])
+    full, _ = read_log_events(str(log), predictor.rules, skim_bytes=1 << 40)
+    skimmed, _ = read_log_events(str(log), predictor.rules, skim_bytes=1000)
+    assert len(skimmed) < len(full) / 10
+    a, b = predictor.diagnose(full, {}), predictor.diagnose(skimmed, {})
+    assert (a.category, a.source) == (b.category, b.source) == ("cuda_driver_too_old", b.source)
+    assert predictor.evidence(full, a) == predictor.evidence(skimmed, b)
+    # the traceback is still one block with its exception line as the message
+    assert any(k == "py_traceback" and m.startswith("OSError: (External) CUDA error(35)")
+               for k, m in zip(skimmed["kind"], skimmed["message"]))
