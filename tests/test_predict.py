@@ -192,3 +192,29 @@ def test_skimming_a_big_log_keeps_the_verdict_and_evidence(trained, tmp_path):
     # the traceback is still one block with its exception line as the message
     assert any(k == "py_traceback" and m.startswith("OSError: (External) CUDA error(35)")
                for k, m in zip(skimmed["kind"], skimmed["message"]))
+
+
+def test_labeling_loop_queue_then_label(trained, tmp_path):
+    from pipeline.nightly import run_nightly
+    params = load_params()
+    labeled = tmp_path / "labeled"
+    labeled.mkdir()
+    params["paths"] = {**params["paths"], "models": str(trained["models"]), "labeled": str(labeled)}
+    db = tmp_path / "q.duckdb"
+    run_nightly(str(trained["fleet"]), str(db), params)
+    with duckdb.connect(str(db)) as con:  # make one verdict uncertain so the queue has a known entry
+        run_id = con.execute("SELECT run_id FROM predictions ORDER BY run_id LIMIT 1").fetchall()[0][0]
+        con.execute("UPDATE predictions SET category = 'unknown', confidence = 0.2 WHERE run_id = ?", [run_id])
+    (tmp_path / "params.yaml").write_text(f"paths:\n  labeled: {labeled}\n  models: {trained['models']}\n")
+    env = {**__import__("os").environ, "LOGML_PARAMS": str(tmp_path / "params.yaml")}
+    queue = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+    rows = [json.loads(line) for line in queue.stdout.splitlines()]
+    assert queue.returncode == 0 and any(r["run_id"] == run_id and r["reason"] == "unknown" for r in rows)
+    bad = subprocess.run(CLI + ["label", run_id, "not_a_category", "--db", str(db)], capture_output=True, cwd=ROOT, env=env)
+    assert bad.returncode == 2
+    ok = subprocess.run(CLI + ["label", run_id, "gpu_oom", "--db", str(db), "--note", "checked"],
+                        capture_output=True, text=True, cwd=ROOT, env=env)
+    assert ok.returncode == 0, ok.stderr
+    assert f"{run_id},gpu_oom,hand" in (labeled / "hand.csv").read_text()
+    again = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert run_id not in again.stdout
