@@ -90,14 +90,6 @@ def export_lean(pipeline: Pipeline) -> tuple[dict, dict[str, np.ndarray]]:
     return meta, arrays
 
 
-def save_lean(pipeline: Pipeline, out_dir: Path, extra: dict) -> None:
-    meta, arrays = export_lean(pipeline)
-    meta.update(extra)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "model.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True))
-    np.savez_compressed(out_dir / "model.npz", **arrays)
-
-
 # ----------------------------------------------------------------------------- data
 
 

@@ -45,3 +45,23 @@ def test_dask_nightly_predictions_equal_local(tmp_path):
     with duckdb.connect(str(tmp_path / "dask.duckdb"), read_only=True) as con:
         assert con.execute(query).fetchall() == local
     assert len(local) == 9
+
+
+def test_export_parquet_is_readable_by_duckdb(tmp_path):
+    from pipeline import store
+    fleet = make_fleet(tmp_path / "fleet", runs=6, lines=80, seed=13)
+    db = tmp_path / "w.duckdb"
+    ingest(str(fleet), str(db), load_params())
+    ingest(str(fleet), str(db), load_params())  # a second ingest adds nothing, and no partition
+    out = tmp_path / "parquet"
+    with store.connect(db, read_only=True) as con:
+        written = store.export_parquet(con, str(out))
+        n_events = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+        n_runs = con.execute("SELECT count(*) FROM runs").fetchall()[0][0]
+    assert (out / "events").is_dir() and len(written) == 8
+    with duckdb.connect() as con:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{out}/events/**/*.parquet')").fetchall()[0][0] == n_events
+        assert con.execute(f"SELECT count(*) FROM '{out}/runs.parquet'").fetchall()[0][0] == n_runs
+        joined = con.execute(f"""SELECT count(*) FROM read_parquet('{out}/events/**/*.parquet', hive_partitioning=true) e
+                                 JOIN '{out}/messages.parquet' m USING (message_key)""").fetchall()[0][0]
+    assert joined == n_events
