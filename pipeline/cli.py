@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Log analytics and root-cause diagnosis for PaddlePaddle container fleets.")
 
 EXIT_LOCKED = 75  # EX_TEMPFAIL: cron/Airflow may retry later
@@ -354,8 +354,14 @@ def rules_check(path: Optional[str] = typer.Argument(None, help="rules YAML (def
     print("rules ok")
 
 
-def main() -> None:  # pragma: no cover
-    app()
+def main() -> None:
+    """The console script: a missing folder, warehouse or bad value is a one-line error (exit 1),
+    not a traceback."""
+    try:
+        app()
+    except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
+        _console().print(f"[red]logml:[/red] {exc}", markup=True, highlight=False)
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -218,3 +218,11 @@ def test_schema_migrates_forward_and_refuses_newer(tmp_path):
         con.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
         with pytest.raises(RuntimeError, match="newer"):
             store.migrate(con)
+
+
+def test_missing_source_or_warehouse_is_a_one_line_error(tmp_path):
+    for args in (["nightly", str(tmp_path / "nowhere"), "--db", str(tmp_path / "w.duckdb")],
+                 ["templates", "--db", str(tmp_path / "absent.duckdb")]):
+        out = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 1
+        assert out.stderr.startswith("logml:") and "Traceback" not in out.stderr
