@@ -76,13 +76,8 @@ def ingest(source: str = typer.Argument(..., help="log storage root: a folder or
     from pipeline import store
     from pipeline.ingest import ingest as run_ingest
     db = _db(db)
-    console = _console()
-    try:
-        with store.warehouse_lock(db, wait=wait), _file_progress(source, console, quiet=as_json) as on_file:
-            summary = run_ingest(source, db, _params(), on_file=on_file, engine=engine, scheduler=scheduler)
-    except store.WarehouseLocked as exc:
-        console.print(f"[red]logml:[/red] {exc}")
-        raise typer.Exit(EXIT_LOCKED) from None
+    with store.warehouse_lock(db, wait=wait), _file_progress(source, _console(), quiet=as_json) as on_file:
+        summary = run_ingest(source, db, _params(), on_file=on_file, engine=engine, scheduler=scheduler)
     print(json.dumps(summary.as_dict()) if as_json else summary.line(db))
 
 
@@ -98,17 +93,11 @@ def nightly(source: str = typer.Argument(..., help="log storage root: a folder o
     """The nightly batch: ingest what is new, classify new runs, optionally report. One summary line."""
     from dataclasses import asdict
 
-    from pipeline import store
     from pipeline.nightly import run_nightly
     db = _db(db)
-    console = _console()
-    try:
-        with _file_progress(source, console, quiet=as_json) as on_file:
-            summary = run_nightly(source, db, _params(), report=report, report_week=week, wait=wait,
-                                  on_file=on_file, engine=engine, scheduler=scheduler)
-    except store.WarehouseLocked as exc:
-        console.print(f"[red]logml:[/red] {exc}")
-        raise typer.Exit(EXIT_LOCKED) from None
+    with _file_progress(source, _console(), quiet=as_json) as on_file:
+        summary = run_nightly(source, db, _params(), report=report, report_week=week, wait=wait,
+                              on_file=on_file, engine=engine, scheduler=scheduler)
     if as_json:
         print(json.dumps(asdict(summary), default=str))
     else:
@@ -355,13 +344,19 @@ def rules_check(path: Optional[str] = typer.Argument(None, help="rules YAML (def
 
 
 def main() -> None:
-    """The console script: a missing folder, warehouse or bad value is a one-line error (exit 1),
-    not a traceback."""
+    """The console script: a held warehouse lock exits 75 (cron/Airflow retry later); a missing
+    folder, warehouse or bad value is a one-line error (exit 1), not a traceback."""
     try:
         app()
-    except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
-        _console().print(f"[red]logml:[/red] {exc}", markup=True, highlight=False)
-        sys.exit(1)
+    except Exception as exc:
+        from pipeline.store import WarehouseLocked
+        if isinstance(exc, WarehouseLocked):  # any writer: ingest, nightly, reclassify, label
+            _console().print(f"[red]logml:[/red] {exc}", highlight=False)
+            sys.exit(EXIT_LOCKED)
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError, ValueError)):
+            _console().print(f"[red]logml:[/red] {exc}", highlight=False)
+            sys.exit(1)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.features import run_features
+from pipeline.features import RELEVANT, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
 from pipeline.rules import RuleSet, RuleVerdict
@@ -148,7 +148,7 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     from collections import deque
 
     from pipeline import sources
-    from pipeline.features import RELEVANT, TAIL_EVENTS
+    from pipeline.features import TAIL_EVENTS
     from pipeline.normalize import Events, Normalizer
     from pipeline.textops import re2_search
     logfile = sources.logfile_for_path(path)
@@ -217,10 +217,10 @@ def _skim(chunk, prefilter: str, window: int, tail: int):
 
 
 def _matters(row: tuple, prefilter_hit: bool | None) -> bool:
+    """An event worth keeping in a big log (prefilter_hit None: decide with RELEVANT here)."""
     if row[6] in ("WARNING", "ERROR", "FATAL") or row[7] != "line":
         return True
     if prefilter_hit is None:
-        from pipeline.features import RELEVANT
         return RELEVANT.search(row[8] or "") is not None
     return prefilter_hit
 

@@ -110,11 +110,11 @@ add("gpu_not_visible", "gpu_request_cpu_build", "tensor_cuda_paddle331", V331, "
 add("gpu_not_visible", "gpu_request_cpu_build", "tensor_cuda_paddle262", V262, "gpu_not_visible/tensor_cuda.py",
     "CPU wheel: tensor.cuda()")
 add("gpu_not_visible", "gpu_request_cpu_build", "launch_gpus_paddle331", V331,
-    {"gpu_not_visible/dp_train.py": "train.py"},
+    {"common/dp_train.py": "train.py"},
     "CPU wheel: python -m paddle.distributed.launch --gpus 0,1 train.py",
     cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
 add("gpu_not_visible", "gpu_request_cpu_build", "launch_gpus_paddle262", V262,
-    {"gpu_not_visible/dp_train.py": "train.py"},
+    {"common/dp_train.py": "train.py"},
     "CPU wheel: python -m paddle.distributed.launch --gpus 0,1 train.py",
     cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
 add("gpu_not_visible", "gpu_build_no_driver", "run_check", G262, {"gpu_not_visible/run_check.py": "check_env.py"},
@@ -126,7 +126,7 @@ add("gpu_not_visible", "gpu_build_no_driver", "conv_cuda_place", G262, "gpu_not_
     "GPU wheel, no GPU/driver: conv on CUDAPlace(0)")
 add("gpu_not_visible", "gpu_build_no_driver", "device_properties", G262, "gpu_not_visible/device_properties.py",
     "GPU wheel, no GPU/driver: get_device_properties(0) -> OutOfRange device id 0 out of range [0, 0)")
-add("gpu_not_visible", "gpu_build_no_driver", "launch_gpus", G262, {"gpu_not_visible/dp_train.py": "train.py"},
+add("gpu_not_visible", "gpu_build_no_driver", "launch_gpus", G262, {"common/dp_train.py": "train.py"},
     "GPU wheel, no GPU/driver: python -m paddle.distributed.launch --gpus 0,1 train.py",
     cmd="python -m paddle.distributed.launch --gpus 0,1 train.py", timeout_cmd=120)
 add("gpu_not_visible", "gpu_build_no_driver", "glog_verbose_device_count", G262,
@@ -288,7 +288,7 @@ add(PD, "paddle_installed_no_deps", "paddle331", "paddle-3.3.1-slim", "python_de
 
 # ----------------------------------------------------------------------------- distributed_comm_failure
 DC = "distributed_comm_failure"
-DP = {"distributed_comm_failure/dp_train.py": "train.py"}
+DP = {"common/dp_train.py": "train.py"}
 add(DC, "launch_peer_never_joins", "paddle331", V331, DP,
     "launch --nnodes 2 --rank 0 --master 127.0.0.1:49178: node 1 never joins, 'Waiting peer start...' "
     "until the job's `timeout 60` (SIGTERM)",
@@ -330,7 +330,7 @@ add("no_failure", "inference_predictor", "paddle331", V331,
 add("no_failure", "inference_predictor", "paddle262", V262,
     {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"},
     "create_predictor on an exported model, 5 batches", cmd="python infer.py", setup=[(V262, EXPORT)])
-add("no_failure", "launch_cpu_2proc", "paddle331", V331, {"no_failure/dp_train.py": "train.py"},
+add("no_failure", "launch_cpu_2proc", "paddle331", V331, {"common/dp_train.py": "train.py"},
     "python -m paddle.distributed.launch --nproc_per_node 2 on CPU (gloo)",
     cmd="python -m paddle.distributed.launch --nproc_per_node 2 train.py", timeout_cmd=120)
 add("no_failure", "harmless_warnings", "paddle331", V331, "no_failure/warnings_run.py",

@@ -156,14 +156,19 @@ def test_nightly_classifies_every_run_once(trained, tmp_path):
     assert agree > 0.9
 
 
+def _big_log(path: Path, n_progress: int, middle: str, failure: list[str]) -> Path:
+    """Progress lines with one line in the middle and a failure at the end."""
+    progress = [f"[2026/11/29 10:00:{i % 60:02d}] ppocr INFO: epoch: [1/9], global_step: {i}, loss: {i % 7}.5"
+                for i in range(n_progress)]
+    half = n_progress // 2
+    path.write_text("\n".join(progress[:half] + [middle] + progress[half:] + failure) + "\n")
+    return path
+
+
 def test_big_logs_are_read_in_bounded_memory_with_the_same_verdict(trained, tmp_path):
     from pipeline.predict import Predictor, read_log_events
-    log = tmp_path / "big.log"
-    progress = [f"[2026/11/29 10:00:{i % 60:02d}] ppocr INFO: epoch: [1/9], global_step: {i}, loss: {i % 7}.5"
-                for i in range(6000)]
-    warning = ["/usr/local/lib/python3.10/dist-packages/paddle/io/reader.py:433: UserWarning: DataLoader "
-               "num_workers=8 with use_shared_memory=True"]
-    log.write_text("\n".join(progress[:3000] + warning + progress[3000:] + FAILURES[1]) + "\n")
+    log = _big_log(tmp_path / "big.log", 6000, "/usr/local/lib/python3.10/dist-packages/paddle/io/reader.py:433: "
+                   "UserWarning: DataLoader num_workers=8 with use_shared_memory=True", FAILURES[1])
     predictor = Predictor(trained["models"])
     full, _ = read_log_events(str(log), predictor.rules)
     bounded, _ = read_log_events(str(log), predictor.rules, keep_all=500)
@@ -176,12 +181,8 @@ def test_big_logs_are_read_in_bounded_memory_with_the_same_verdict(trained, tmp_
 
 def test_skimming_a_big_log_keeps_the_verdict_and_evidence(trained, tmp_path):
     from pipeline.predict import Predictor, read_log_events
-    log = tmp_path / "big.log"
-    progress = [f"[2026/11/29 10:00:{i % 60:02d}] ppocr INFO: epoch: [1/9], global_step: {i}, loss: {i % 7}.5"
-                for i in range(4000)]
-    middle = ["/usr/local/lib/python3.10/dist-packages/paddle/nn/layer/norm.py:824: UserWarning: "
-              "When training, we now always track global mean and variance."]
-    log.write_text("\n".join(progress[:2000] + middle + progress[2000:] + FAILURES[0]) + "\n")
+    log = _big_log(tmp_path / "big.log", 4000, "/usr/local/lib/python3.10/dist-packages/paddle/nn/layer/norm.py:824: "
+                   "UserWarning: When training, we now always track global mean and variance.", FAILURES[0])
     predictor = Predictor(trained["models"])
     full, _ = read_log_events(str(log), predictor.rules, skim_bytes=1 << 40)
     skimmed, _ = read_log_events(str(log), predictor.rules, skim_bytes=1000)
