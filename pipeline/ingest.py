@@ -24,7 +24,7 @@ import duckdb
 import fsspec
 import pandas as pd
 
-from pipeline import sources, store
+from pipeline import columnar, sources, store
 from pipeline.config import load_params
 from pipeline.mining import MaskCache, Template, TemplateMiner
 from pipeline.normalize import Normalizer
@@ -70,6 +70,8 @@ class IngestSummary:
 
 
 def size_of(logfile: sources.LogFile) -> int | None:
+    if logfile.size is not None:  # stat-ed by discovery a moment ago
+        return logfile.size
     try:
         fs, path = fsspec.core.url_to_fs(logfile.path)
         return fs.size(path)
@@ -131,33 +133,77 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _fact_value(name: str, value: str) -> str:
-    value = value.rstrip(".")
-    # Old Paddle prints a compute capability as "37" / "61" for 3.7 / 6.1
-    if name == "compute_capability" and "." not in value and len(value) == 2:
-        value = f"{value[0]}.{value[1]}"
-    return value
-
-
-def _facts(run_ids: list[str], messages: list[str]) -> pd.DataFrame:
-    """Per run, the first value of each fact Paddle printed (driver/runtime API, compute capability...)."""
-    from pipeline.textops import re2_search
-    needles = "|".join(needle for needle, _ in FACTS.values())
-    found: dict[str, dict[str, str]] = {}
-    # RE2 over the whole batch picks the few candidate lines; Python regexes only run on those
-    for i in (i for i, hit in enumerate(re2_search(messages, needles)) if hit):
-        run_id, msg = run_ids[i], messages[i]
-        for name, (needle, pattern) in FACTS.items():
-            if needle in msg and name not in found.get(run_id, {}):
-                m = pattern.search(msg)
-                if m:
-                    found.setdefault(run_id, {})[name] = _fact_value(name, m.group(1))
-    rows = [[r, *(v.get(k) for k in FACTS)] for r, v in found.items()]
-    return pd.DataFrame(rows, columns=["run_id", *FACTS], dtype=object)
+def _facts_sql() -> str:
+    """Per run, the first value (in log order) of each fact Paddle printed, from temp table batch."""
+    def one(name: str) -> str:
+        needle, pattern = FACTS[name]
+        value = f"rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.')"
+        if name == "compute_capability":  # old Paddle prints "61" for 6.1
+            value = f"(SELECT CASE WHEN length(v) = 2 AND NOT contains(v, '.') THEN v[1] || '.' || v[2] ELSE v END FROM (SELECT {value} AS v))"
+        return f"""SELECT run_id, '{name}' AS fact, arg_min(v, seq) AS v FROM (
+                       SELECT run_id, seq, {value} AS v FROM batch WHERE contains(message, '{needle}'))
+                   WHERE v <> '' GROUP BY run_id"""
+    return " UNION ALL ".join(one(name) for name in FACTS)
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
                 "lines_read", "events", "status", "first_ingest", "last_ingest", "size_bytes"]
+
+
+def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
+    if not rows:
+        return
+    files = pd.DataFrame(rows).assign(first_ingest=ingest_id, last_ingest=ingest_id)[FILE_COLUMNS]
+    con.register("batch_files", files)
+    try:
+        con.execute("""
+            INSERT INTO files SELECT * FROM batch_files
+            ON CONFLICT (file_id) DO UPDATE SET
+                path = excluded.path, rotation = excluded.rotation, head_hash = excluded.head_hash,
+                head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
+                lines_read = excluded.lines_read, events = files.events + excluded.events,
+                status = excluded.status, last_ingest = excluded.last_ingest,
+                size_bytes = excluded.size_bytes""")
+    finally:
+        con.unregister("batch_files")
+
+
+def write_batch(con, ingest_id: int, masked_of: dict[str, str]) -> None:
+    """Temp table `batch` (events columns + seq, in log order) -> events, messages, runs (inside the
+    caller's transaction). Both ingest paths end here."""
+    import pyarrow as pa
+    masked = pa.table({"message_key": pa.array(list(masked_of), pa.string()),
+                       "masked": pa.array(list(masked_of.values()), pa.string())})
+    con.register("batch_masked", masked)
+    try:
+        con.execute("""
+            INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
+                                message, text, ingest_id)
+            SELECT run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key, message, text,
+                   ingest_id FROM batch""")
+        con.execute("""
+            INSERT INTO messages
+            SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
+                   min(b.message), ?
+            FROM batch b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
+            ON CONFLICT (message_key) DO UPDATE SET
+                count = messages.count + excluded.count,
+                first_seen = least(messages.first_seen, excluded.first_seen),
+                last_seen = greatest(messages.last_seen, excluded.last_seen),
+                example = least(messages.example, excluded.example)
+        """, [ingest_id])
+        con.execute("""
+            UPDATE runs SET n_events = n_events + s.n, first_ts = least(runs.first_ts, s.first_ts),
+                            last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
+            FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
+            WHERE runs.run_id = s.run_id""", [ingest_id])
+        facts = ", ".join(f"max(v) FILTER (WHERE fact = '{k}') AS {k}" for k in FACTS)
+        con.execute(f"""
+            UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k})' for k in FACTS)}
+            FROM (SELECT run_id, {facts} FROM ({_facts_sql()}) GROUP BY run_id) f
+            WHERE runs.run_id = f.run_id""")
+    finally:
+        con.unregister("batch_masked")
 
 
 class BatchWriter:
@@ -196,21 +242,11 @@ class BatchWriter:
         con.execute("BEGIN")
         try:
             if self.parts:
-                self._write_events(self._columns())
+                self._stage(self._columns())
+                write_batch(con, self.ingest_id, self.masked)
             if self.problems:
                 con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
-            files = pd.DataFrame(list(self.files.values())).assign(
-                first_ingest=self.ingest_id, last_ingest=self.ingest_id)[FILE_COLUMNS]
-            con.register("batch_files", files)
-            con.execute("""
-                INSERT INTO files SELECT * FROM batch_files
-                ON CONFLICT (file_id) DO UPDATE SET
-                    path = excluded.path, rotation = excluded.rotation, head_hash = excluded.head_hash,
-                    head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
-                    lines_read = excluded.lines_read, events = files.events + excluded.events,
-                    status = excluded.status, last_ingest = excluded.last_ingest,
-                    size_bytes = excluded.size_bytes""")
-            con.unregister("batch_files")
+            upsert_files(con, list(self.files.values()), self.ingest_id)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -233,42 +269,18 @@ class BatchWriter:
         cols["text"] = [t if t != m else None for t, m in zip(cols["text"], cols["message"])]
         return cols
 
-    def _write_events(self, cols: dict[str, list]) -> None:
+    def _stage(self, cols: dict[str, list]) -> None:
         import pyarrow as pa
-        con = self.con
-        frame = pa.table({**cols, "ingest_id": pa.array([self.ingest_id] * len(cols["message"]), pa.int32())})
-        masked = pa.table({"message_key": list(self.masked), "masked": list(self.masked.values())})
-        con.register("batch_events", frame)
-        con.register("batch_masked", masked)
-        con.execute("""
-            CREATE OR REPLACE TEMP TABLE batch AS
-            SELECT run_id, file_id, line_no, n_lines, TRY_CAST(ts AS TIMESTAMP) AS ts, stream, level,
-                   kind, message_key, message, text, ingest_id FROM batch_events""")
-        con.execute("INSERT INTO events SELECT * FROM batch")
-        con.execute("""
-            INSERT INTO messages
-            SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
-                   min(b.message), ?
-            FROM batch b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
-            ON CONFLICT (message_key) DO UPDATE SET
-                count = messages.count + excluded.count,
-                first_seen = least(messages.first_seen, excluded.first_seen),
-                last_seen = greatest(messages.last_seen, excluded.last_seen)
-        """, [self.ingest_id])
-        con.execute("""
-            UPDATE runs SET n_events = n_events + s.n, first_ts = least(runs.first_ts, s.first_ts),
-                            last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
-            FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
-            WHERE runs.run_id = s.run_id""", [self.ingest_id])
-        facts = _facts(cols["run_id"], cols["message"])
-        if len(facts):
-            con.register("batch_facts", facts)
-            con.execute(f"""
-                UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k}::VARCHAR)' for k in FACTS)}
-                FROM batch_facts f WHERE runs.run_id = f.run_id""")
-            con.unregister("batch_facts")
-        con.unregister("batch_events")
-        con.unregister("batch_masked")
+        frame = pa.table(cols)
+        self.con.register("batch_events", frame)
+        try:
+            self.con.execute("""
+                CREATE OR REPLACE TEMP TABLE batch AS
+                SELECT run_id, file_id, line_no, n_lines, TRY_CAST(ts AS TIMESTAMP) AS ts, stream, level,
+                       kind, message_key, message, text, ? AS ingest_id, row_number() OVER () AS seq
+                FROM batch_events""", [self.ingest_id])
+        finally:
+            self.con.unregister("batch_events")
 
 
 @dataclass
@@ -285,23 +297,33 @@ class FilePart:
     skipped: bool = False        # the file was unchanged: nothing to commit
 
 
+def plan_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, head: bytes):
+    """What is new in a file: (file_id, offset, lines_read, state, size), or the file_id of an
+    unchanged file (nothing to read). `head` is the file's first HEAD_BYTES (decompressed)."""
+    row = _find_manifest_row(manifest_rows, head)
+    size = size_of(logfile)
+    if row and (row["status"] == "complete" or (size is not None and size == row["size"])):
+        return row["file_id"]
+    head = head[:HEAD_BYTES]
+    head_hash = hashlib.sha1(head).hexdigest()
+    if row:
+        file_id, offset, lines_read = row["file_id"], row["offset"], row["lines_read"]
+    else:
+        file_id, offset, lines_read = _file_id(run.run_id, head_hash), 0, 0
+    state = {"path": logfile.path, "fmt": logfile.fmt, "rotation": logfile.rotation,
+             "head_hash": head_hash, "head_len": len(head), "size_bytes": None}
+    return file_id, offset, lines_read, state, size
+
+
 def read_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, chunk_lines: int,
               masks: MaskCache):
     """Read what is new in one file as FileParts. Pure: no warehouse access, so the same code runs
     in this process (local engine) or on a Dask worker."""
-    head = sources.read_head(logfile, HEAD_BYTES)
-    row = _find_manifest_row(manifest_rows, head)
-    size = size_of(logfile)
-    if row and (row["status"] == "complete" or (size is not None and size == row["size"])):
-        yield FilePart(run.run_id, row["file_id"], [], [], {}, {}, [], skipped=True)
+    plan = plan_file(run, logfile, manifest_rows, sources.read_head(logfile, HEAD_BYTES))
+    if isinstance(plan, str):
+        yield FilePart(run.run_id, plan, [], [], {}, {}, [], skipped=True)
         return  # fully read before, or unchanged since the last attempt
-    if row:
-        file_id, offset, lines_read = row["file_id"], row["offset"], row["lines_read"]
-    else:
-        file_id, offset, lines_read = _file_id(run.run_id, hashlib.sha1(head).hexdigest()), 0, 0
-    head = head[:HEAD_BYTES]
-    state = {"path": logfile.path, "fmt": logfile.fmt, "rotation": logfile.rotation,
-             "head_hash": hashlib.sha1(head).hexdigest(), "head_len": len(head), "size_bytes": None}
+    file_id, offset, lines_read, state, size = plan
     normalizer = Normalizer()
     pending_problems: list[sources.Problem] = []
     committed_offset, committed_lines = offset, lines_read
@@ -400,6 +422,99 @@ def _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on
                 cluster.close()
 
 
+def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file) -> None:
+    """Well-formed plain files go through the columnar path in batches; the rest (compressed,
+    partial lines, bad bytes, huge files) line by line, reporting what is wrong with them."""
+    chunk_lines = int(params["ingest"]["chunk_lines"])
+    cap = int(params["ingest"].get("max_line_bytes", sources.MAX_LINE_BYTES))
+    use_columnar = bool(params["ingest"].get("columnar", True))
+    masks, shapes = MaskCache(), columnar.ShapeCache()
+    batch: list[columnar.Planned] = []
+    nbytes = 0
+
+    def line_by_line(run, logfile):
+        nonlocal batch, nbytes
+        if batch:  # keep log order: the mask cache keeps the first raw form of each message
+            done, batch, nbytes = batch, [], 0
+            for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
+                line_by_line(p.run, p.logfile)
+        for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
+            _commit_part(writer, part, summary)
+
+    for run, logfile in files:
+        if on_file:
+            on_file(run, logfile)
+        if not use_columnar or not columnar.eligible(logfile):
+            line_by_line(run, logfile)
+            continue
+        rows = manifest.get(run.run_id, ())
+        planned = columnar.Planned(run, logfile, 0, 0)
+        if rows:  # a known run: is this file new, grown or unchanged?
+            plan = plan_file(run, logfile, rows, sources.read_head(logfile, HEAD_BYTES))
+            if isinstance(plan, str):
+                summary.files_skipped += 1
+                continue
+            planned.file_id, planned.offset, planned.lines_read, planned.state, _ = plan
+        if not columnar.load(planned, cap):
+            line_by_line(run, logfile)
+            continue
+        if planned.file_id is None:
+            planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
+        batch.append(planned)
+        nbytes += len(planned.data)
+        if nbytes >= columnar.BATCH_BYTES:
+            done, batch, nbytes = batch, [], 0
+            for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
+                line_by_line(p.run, p.logfile)
+    if batch:
+        done, batch, nbytes = batch, [], 0
+        for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
+            line_by_line(p.run, p.logfile)
+
+
+def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], chunk_lines: int, masks: MaskCache,
+                     shapes: columnar.ShapeCache, summary: IngestSummary) -> list[columnar.Planned]:
+    """Normalize and commit a batch in one transaction; returns the files it could not take."""
+    import pyarrow as pa
+    masked_of, bad = columnar.normalize_batch(con, batch, chunk_lines, masks, shapes)
+    bad_set = set(bad)
+    good = [(i, p) for i, p in enumerate(batch) if i not in bad_set]
+    filemap = pa.table({"file_idx": pa.array([i for i, _ in good], pa.int32()),
+                        "run_id": pa.array([p.run.run_id for _, p in good], pa.string()),
+                        "file_id": pa.array([p.file_id for _, p in good], pa.string())})
+    con.register("cl_filemap", filemap)
+    con.execute("BEGIN")
+    try:
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE batch AS
+            SELECT m.run_id, m.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP) AS ts, e.stream,
+                   e.level, e.kind, e.message_key, e.message, e.text, ? AS ingest_id,
+                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no AS seq
+            FROM cl_events e JOIN cl_filemap m USING (file_idx)""", [ingest_id])
+        write_batch(con, ingest_id, masked_of)
+        counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
+        rows = []
+        for _, p in good:
+            n = p.data.count(b"\n")
+            status = "complete" if p.logfile.rotation > 0 else "open"
+            rows.append({**p.state, "file_id": p.file_id, "run_id": p.run.run_id,
+                         "offset_bytes": p.offset + len(p.data), "lines_read": p.lines_read + n,
+                         "events": counts.get(p.file_id, 0), "status": status, "size_bytes": size_of(p.logfile)})
+            summary.lines += n
+            summary.files_read += 1
+        summary.events += sum(counts.values())
+        upsert_files(con, rows, ingest_id)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("cl_filemap")
+        for p in batch:
+            p.data = b""
+    return [batch[i] for i in bad]
+
+
 def _count_problems(summary: IngestSummary, problems: list[sources.Problem]) -> None:
     summary.problems += len(problems)
     for p in problems:
@@ -488,12 +603,7 @@ def ingest(source: str, db: str, params: dict | None = None,
         if engine == "dask":
             _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on_file)
         else:
-            masks = MaskCache()
-            for run, logfile in files:
-                if on_file:
-                    on_file(run, logfile)
-                for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
-                    _commit_part(writer, part, summary)
+            _ingest_local(con, files, manifest, params, writer, summary, on_file)
         writer.flush()
         summary.new_templates = mine_new_messages(con, ingest_id, params)
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")

@@ -301,6 +301,126 @@ _PARSE_CTX: dict = {}   # parse_line's contexts by envelope year-month
 
 
 # --------------------------------------------------------------------------------------------
+# Line shapes (the columnar ingest path)
+# --------------------------------------------------------------------------------------------
+
+# Date kinds of a shape's header timestamp: where the ISO date of its ts comes from.
+DATE_ENV, DATE_YMD10, DATE_YMD8, DATE_MD = 0, 1, 2, 3
+
+SHAPE_FIELDS = ("fam", "level", "t0", "t1", "m0", "opens", "date_kind", "d0", "dlen", "tm0", "tm1", "comma")
+
+
+def _header_spans(line: str):
+    """_parse_fast + _parse_slow as positions: (fam, level, header_end, date_kind, d0, dlen, tm0, tm1,
+    comma).  Positions, not strings, so they apply to every line of the same digit-collapsed shape."""
+    c = line[:1]
+    if c in _GLOG_CHARS:
+        m = _GLOG_RE.match(line)
+        if m is not None:
+            return FAM_GLOG, _LEVEL_MAP[c], m.end(), DATE_MD, 1, 4, *m.span(2), False
+    elif c == "[":
+        m = _BRACKET_RE.match(line)
+        if m is not None:
+            (d0, d1), lvl = m.span(1), m.group(3) or m.group(4) or m.group(5)
+            kind = DATE_YMD10 if d1 - d0 == 10 else DATE_MD
+            return FAM_OTHER, (_LEVEL_MAP[lvl] if lvl else None), m.end(), kind, d0, d1 - d0, *m.span(2), True
+    elif c in _DIGITS:
+        m = _ISO_RE.match(line)
+        if m is not None:
+            lvl = m.group(3) or m.group(4) or m.group(5)
+            return FAM_OTHER, (_LEVEL_MAP[lvl] if lvl else None), m.end(), DATE_YMD10, m.start(1), 10, *m.span(2), True
+    if c in _SLOW_CHARS:
+        if c in _GLOG_CHARS or c == "[":
+            m = _GLOG_ANY_RE.match(line)
+            if m is not None:
+                d0, d1 = m.span(2)
+                kind = DATE_YMD8 if d1 - d0 == 8 else DATE_MD
+                return FAM_GLOG, _LEVEL_MAP[m.group(1)], m.end(), kind, d0, d1 - d0, *m.span(3), False
+        if c == "[":
+            m = _BRACKET_LVL_RE.match(line)
+            if m is not None:
+                return FAM_OTHER, _LEVEL_MAP[m.group(1)], m.end(), DATE_ENV, 0, 0, 0, 0, False
+        else:
+            m = _LAUNCH_RE.match(line)
+            if m is not None:
+                return FAM_OTHER, _LEVEL_MAP[m.group(1)], m.end(), DATE_YMD10, m.start(2), 10, *m.span(3), True
+            m = _LVLCOLON_RE.match(line)
+            if m is not None:
+                return FAM_OTHER, _LEVEL_MAP[m.group(1)], m.end(), DATE_ENV, 0, 0, 0, 0, False
+    if "Warning: " in line:
+        m = _PYWARN_RE.match(line)
+        if m is not None:
+            return FAM_OTHER, "WARNING", m.end(), DATE_ENV, 0, 0, 0, 0, False
+    level = None
+    if c in _BARE_CHARS or ":" in line:
+        m = _BARE_RE.match(line)
+        if m is not None:
+            level = _BARE_LEVELS[m.lastindex]
+    return FAM_NONE, level, 0, DATE_ENV, 0, 0, 0, 0, False
+
+
+def _opens_block(text: str, fam: int, level: str | None) -> bool:
+    """Whether Normalizer would open a block on this line (mirrors _run's routing and _start)."""
+    if not (text[:3] in _START_PREFIXES or (level == "FATAL" and fam == FAM_GLOG)):
+        return False
+    s = text.strip()
+    if s.startswith(_TRACEBACK) or s in _SECTIONS:
+        return True
+    if s[:1] == "-":
+        return _DASHES_RE.match(s) is not None
+    if s.startswith("*** "):
+        return s.startswith(("*** Aborted at ", "*** SIG", "*** Check failure stack trace"))
+    return fam == FAM_GLOG and level == "FATAL"
+
+
+def shape_ts(line: str, shape: tuple, env_ts: str | None, ref_ts: str | None) -> str | None:
+    """The event ts of a line of this shape: what ingest's SQL computes (kept identical by tests)."""
+    kind, d0, dlen, tm0, tm1, comma = shape[6:]
+    if kind == DATE_ENV:
+        return env_ts
+    tm = line[tm0:tm1].replace(",", ".") if comma else line[tm0:tm1]
+    raw = line[d0:d0 + dlen]
+    if kind == DATE_YMD10:
+        return raw.replace("/", "-") + "T" + tm
+    if kind == DATE_YMD8:
+        return f"{raw[:4]}-{raw[4:6]}-{raw[6:]}T{tm}"
+    ybm = _years_by_month(ref_ts)
+    year = ybm.get(raw[:2]) if ybm else None
+    return f"{year}-{raw[:2]}-{raw[-2:]}T{tm}" if year and env_ts else env_ts
+
+
+_SHAPE_CHECK_ENV = "2026-11-29T20:06:47.123456789Z"
+
+
+def line_shape(line: str) -> tuple | None:
+    """How Normalizer treats every line equal to `line` up to its digit values, as positions
+    (SHAPE_FIELDS), or None when such a line needs the Normalizer itself (ANSI escapes, carriage
+    returns) or would open a block.
+
+    Every header regex here sees digits only as \\d (never a value), and everything after the
+    header is stripped by position, so two lines with the same digit-collapsed form are parsed at
+    the same positions: parsing one representative line per shape is parsing them all.  The
+    positions are checked against the line-by-line parser on that representative; a shape that
+    does not reproduce it exactly is sent to the Normalizer."""
+    if "\x1b" in line or "\r" in line or "\n" in line:
+        return None
+    fam, level, end, *date = _header_spans(line)
+    text = line[end:].rstrip()
+    t1 = end + len(text)
+    m0 = t1 - len(text.lstrip()) if text else t1
+    shape = (fam, level, end, t1, m0, bool(text) and _opens_block(text, fam, level), *date)
+    if shape[5]:
+        return None
+    # the representative must come out of the positions exactly as the line-by-line parser has it
+    ctx = _Ctx(_SHAPE_CHECK_ENV)
+    ts, lvl, msg, fam2 = _parse_fast(line, _SHAPE_CHECK_ENV, ctx) or _parse_slow(line, _SHAPE_CHECK_ENV, ctx)
+    if (ts or _SHAPE_CHECK_ENV) != shape_ts(line, shape, _SHAPE_CHECK_ENV, _SHAPE_CHECK_ENV) \
+            or lvl != level or msg.rstrip() != text or fam2 != fam:
+        return None
+    return shape
+
+
+# --------------------------------------------------------------------------------------------
 # Block grouping
 # --------------------------------------------------------------------------------------------
 
@@ -452,15 +572,16 @@ class Normalizer:
         """End of the run: close the open blocks and return every event not yet returned."""
         return _frame(self.flush_rows())
 
-    def feed_rows(self, chunk) -> tuple[list[tuple], int]:
-        """feed() without building a DataFrame: events as ROW_FIELDS tuples (the ingest hot path)."""
+    def feed_rows(self, chunk, ref_ts: str | None = None) -> tuple[list[tuple], int]:
+        """feed() without building a DataFrame: events as ROW_FIELDS tuples (the ingest hot path).
+        ref_ts: the envelope timestamp that dates year-less headers (default: the chunk's first)."""
         lines = chunk.lines
         n = len(lines)
         line_nos = chunk.line_nos
         env = chunk.ts if chunk.ts is not None else [None] * n
         streams = chunk.streams if chunk.streams is not None else [None] * n
         chunk_start = self._seq
-        self._run(lines, line_nos, env, streams)
+        self._run(lines, line_nos, env, streams, ref_ts)
         n_pending = 0
         if self._open:
             n_pending = self._release_before_commit(chunk_start)
@@ -477,13 +598,13 @@ class Normalizer:
 
     # ---- line loop -------------------------------------------------------------------------
 
-    def _run(self, lines, line_nos, env, streams):
+    def _run(self, lines, line_nos, env, streams, ref_ts=None):
         """Header-parse every line and route it: straight to the output when no block is open
         and the line cannot open one, else through the block state machine (_process)."""
         open_ = self._open
         append = self._out.append
         process = self._process
-        ctx = _Ctx(next((t for t in env if t), None))
+        ctx = _Ctx(ref_ts or next((t for t in env if t), None))
         dates = ctx.dates
         prefix = ctx.prefix
         glog_keys = ctx.glog_keys

@@ -1,0 +1,358 @@
+"""Columnar ingest: many whole, well-formed log files per batch, normalized in DuckDB.
+
+The line-by-line path (sources.read_chunks -> Normalizer -> MaskCache) costs ~20 us a line in
+Python. Here a batch of files becomes one Arrow table of raw lines, and DuckDB does the per-line
+work in C++ on every core: envelope decoding (docker JSON, CRI), header stripping, timestamps,
+message keys, events. Python only sees what is rare:
+
+- *Shapes.* Two lines that differ only in their digit values are parsed at the same positions
+  (normalize.line_shape). DuckDB collapses each line's digits and hashes it; Python parses one
+  representative per new shape (~1.5% of lines on a fleet, fewer as the cache warms) into
+  positions, a level and a message key, and DuckDB applies them to every line of the shape.
+- *Blocks.* A line that may open a multi-line block (a traceback, a Paddle error dump, a GLOG
+  fatal), or that needs cleaning (ANSI escapes, carriage returns), starts a *segment*: it and the
+  following lines of its stream up to the next line with a log header (which always closes a
+  block). Segments go through the Normalizer itself, so blocks are grouped exactly as there.
+
+Only files the fast path reads exactly like sources.read_chunks go here: uncompressed, newline-
+terminated, valid UTF-8 without NUL bytes, no line over the cap, docker entries complete (no 16 KB
+partials), CRI lines all `F`. Anything else (and any file DuckDB finds malformed) goes back to the
+line-by-line path, which reports problems; tests check both paths build identical warehouses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from pipeline import sources
+from pipeline.mining import MaskCache
+from pipeline.normalize import DATE_MD, SHAPE_FIELDS, LineChunk, Normalizer, line_shape
+
+FMT_CODES = {"docker": 0, "cri": 1, "plain": 2}
+MAX_FILE_BYTES = 64 << 20   # bigger files stream through the line-by-line path (bounded memory)
+BATCH_BYTES = 96 << 20      # raw bytes per batch: bounds memory, amortises the per-query cost
+
+
+@dataclass
+class Planned:
+    """One file to read from `offset` to its end (ingest decides this from the manifest)."""
+    run: sources.Run
+    logfile: sources.LogFile
+    offset: int
+    lines_read: int
+    file_id: str | None = None   # None: a new file, named from its head once read
+    state: dict | None = None    # the manifest fields of ingest.plan_file
+    data: bytes = b""
+
+
+@dataclass
+class Batch:
+    files: list[Planned] = field(default_factory=list)
+    nbytes: int = 0
+
+
+def eligible(logfile: sources.LogFile) -> bool:
+    return (not logfile.compressed and logfile.fmt in FMT_CODES
+            and (logfile.size is None or logfile.size <= MAX_FILE_BYTES))
+
+
+def _open(path: str):
+    if "://" not in path or path.startswith("file://"):
+        return open(path.removeprefix("file://"), "rb")
+    import fsspec
+    return fsspec.open(path, "rb").open()
+
+
+def load(planned: Planned, cap: int) -> bool:
+    """Read what is new in a file into planned.data; False if it needs the line-by-line path."""
+    try:
+        with _open(planned.logfile.path) as f:
+            if planned.offset:
+                f.seek(planned.offset)
+            data = f.read(MAX_FILE_BYTES + 1)
+    except (OSError, ValueError):
+        return False
+    if len(data) > MAX_FILE_BYTES or (data and not data.endswith(b"\n")) or b"\x00" in data:
+        return False
+    if planned.offset == 0 and sources._is_binary(data[:sources.BINARY_SAMPLE]):
+        return False
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    if planned.logfile.fmt == "docker" and (b"\\u0000" in data or b"\\ud" in data or b"\\uD" in data):
+        return False
+    if len(data) > cap and max(map(len, data.split(b"\n"))) > cap:
+        return False
+    planned.data = data
+    return True
+
+
+def raw_lines(files: list[Planned]) -> pa.Table:
+    """All lines of the batch as one Arrow table, the strings pointing into one buffer (no copy per
+    line). Each value keeps its newline (Arrow strings are contiguous); SQL drops it."""
+    sizes = np.fromiter((len(p.data) for p in files), np.int64, len(files))
+    buf = b"".join(p.data for p in files)
+    newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
+    n = len(newlines)
+    offsets = np.empty(n + 1, np.int64 if len(buf) >= 1 << 31 else np.int32)
+    offsets[0] = 0
+    offsets[1:] = newlines + 1
+    starts = np.zeros(len(files) + 1, np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    first = np.searchsorted(newlines, starts)
+    per_file = np.diff(first)
+    file_idx = np.repeat(np.arange(len(files), dtype=np.int32), per_file)
+    base = np.array([p.lines_read for p in files], np.int64) - first[:-1]
+    line_no = np.arange(n, dtype=np.int64) + np.repeat(base, per_file) + 1
+    fmt = np.array([FMT_CODES[p.logfile.fmt] for p in files], np.int8)[file_idx]
+    string_type = pa.large_string() if offsets.dtype == np.int64 else pa.string()
+    lines = pa.Array.from_buffers(string_type, n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
+    return pa.table({"file_idx": file_idx, "line_no": line_no, "fmt": fmt, "line": lines})
+
+
+# Envelope per format; `body` is the logical line as sources.read_chunks gives it.
+_ENVELOPE_SQL = """
+CREATE OR REPLACE TEMP TABLE cl_lines AS
+WITH dec AS (
+    SELECT file_idx, line_no, fmt, left(line, -1) AS line,
+           CASE WHEN fmt = 0 THEN try(json_transform(line, '{"log":"VARCHAR","stream":"VARCHAR","time":"VARCHAR"}')) END AS j
+    FROM cl_raw
+), env AS (
+    SELECT file_idx, line_no,
+        CASE fmt WHEN 0 THEN j.log
+                 WHEN 1 THEN substr(line, length(split_part(line, ' ', 1)) + length(split_part(line, ' ', 2))
+                                          + length(split_part(line, ' ', 3)) + 4)
+                 ELSE line END AS text,
+        CASE fmt WHEN 0 THEN j.stream WHEN 1 THEN split_part(line, ' ', 2) END AS stream,
+        CASE fmt WHEN 0 THEN j.time WHEN 1 THEN split_part(line, ' ', 1) END AS env_ts,
+        coalesce(CASE fmt
+            WHEN 0 THEN j.log IS NULL OR NOT suffix(j.log, chr(10)) OR NOT contains(line, '"log":"')
+                        OR j.stream NOT IN ('stdout', 'stderr')
+            WHEN 1 THEN split_part(line, ' ', 3) <> 'F' OR split_part(line, ' ', 2) NOT IN ('stdout', 'stderr')
+                        OR NOT (line LIKE '% % % %') OR length(split_part(line, ' ', 1)) < 10
+                        OR NOT (line[1] BETWEEN '0' AND '9')
+            ELSE false END, true) AS bad
+    FROM dec
+), body AS (
+    SELECT file_idx, line_no, stream, env_ts, bad,
+           CASE WHEN fmt_strip THEN left(text, -1) ELSE text END AS text
+    FROM (SELECT *, suffix(text, chr(10)) AS fmt_strip FROM env)
+)
+SELECT *, hash(translate(body, '0123456789', '1111111111')) AS shape_id
+FROM (SELECT file_idx, line_no, stream, env_ts, bad,
+             CASE WHEN suffix(text, chr(13)) THEN left(text, -1) ELSE text END AS body
+      FROM body)
+"""
+
+
+class ShapeCache:
+    """shape hash -> shape row (SHAPE_COLUMNS), bounded like MaskCache."""
+
+    def __init__(self, max_size: int = 500_000):
+        self.max_size = max_size
+        self.rows: dict[int, tuple] = {}
+
+    def resolve(self, reps: list[tuple[int, str]]) -> list[tuple]:
+        if len(self.rows) > self.max_size:
+            self.rows.clear()
+        out = []
+        for shape_id, rep in reps:
+            row = self.rows.get(shape_id)
+            if row is None:
+                shape = line_shape(rep)
+                if shape is None:   # the Normalizer's: a segment starts here
+                    row = (shape_id, True, False, False, *([None] * len(SHAPE_FIELDS)))
+                else:
+                    row = (shape_id, False, shape[0] != 0, shape[3] > shape[2], *shape)
+                self.rows[shape_id] = row
+            out.append(row)
+        return out
+
+
+SHAPE_COLUMNS = ("shape_id", "is_start", "is_closer", "emits", *SHAPE_FIELDS)
+_SHAPE_SCHEMA = pa.schema([
+    ("shape_id", pa.uint64()), ("is_start", pa.bool_()), ("is_closer", pa.bool_()), ("emits", pa.bool_()),
+    ("fam", pa.int8()), ("level", pa.string()), ("t0", pa.int32()), ("t1", pa.int32()), ("m0", pa.int32()),
+    ("opens", pa.bool_()), ("date_kind", pa.int8()), ("d0", pa.int32()), ("dlen", pa.int32()),
+    ("tm0", pa.int32()), ("tm1", pa.int32()), ("comma", pa.bool_()),
+])
+assert tuple(_SHAPE_SCHEMA.names) == SHAPE_COLUMNS
+
+# Year of a year-less header date (GLOG "1129", "[11/29 ...]"), from the reference envelope ts of
+# the line's chunk: normalize._years_by_month in SQL.
+_YEAR_SQL = """CASE WHEN r.ref IS NULL OR length(r.ref) < 7 OR NOT regexp_full_match(r.ref[1:4], '[0-9]{4}')
+                      OR mon NOT IN ('01','02','03','04','05','06','07','08','09','10','11','12') THEN NULL
+                    WHEN r.ref[6:7] = '01' AND mon = '12' THEN CAST(CAST(r.ref[1:4] AS INTEGER) - 1 AS VARCHAR)
+                    WHEN r.ref[6:7] = '12' AND mon = '01' THEN CAST(CAST(r.ref[1:4] AS INTEGER) + 1 AS VARCHAR)
+                    ELSE CAST(CAST(r.ref[1:4] AS INTEGER) AS VARCHAR) END"""
+
+_EVENTS_SQL = f"""
+CREATE OR REPLACE TEMP TABLE cl_events AS
+WITH j AS (
+    SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.*, k.message_key,
+           CASE WHEN s.comma THEN replace(substr(l.body, s.tm0 + 1, s.tm1 - s.tm0), ',', '.')
+                ELSE substr(l.body, s.tm0 + 1, s.tm1 - s.tm0) END AS tm,
+           substr(l.body, s.d0 + 1, 2) AS mon,
+           r.ref
+    FROM cl_lines l ANTI JOIN cl_segment_lines g ON g.file_idx = l.file_idx AND g.line_no = l.line_no
+    JOIN cl_shapes s USING (shape_id) JOIN cl_shape_keys k USING (shape_id)
+    LEFT JOIN cl_refs r ON s.date_kind = {DATE_MD} AND r.file_idx = l.file_idx
+                          AND r.chunk = (l.line_no - 1 - r.start_line) // r.chunk_lines
+    WHERE s.emits
+), y AS (
+    SELECT *, {_YEAR_SQL.replace('r.ref', 'ref')} AS year FROM j
+)
+SELECT file_idx, line_no, 1 AS n_lines,
+       CASE date_kind
+           WHEN 0 THEN env_ts
+           WHEN 1 THEN replace(substr(body, d0 + 1, 10), '/', '-') || 'T' || tm
+           WHEN 2 THEN substr(body, d0 + 1, 4) || '-' || substr(body, d0 + 5, 2) || '-' || substr(body, d0 + 7, 2)
+                       || 'T' || tm
+           ELSE CASE WHEN year IS NOT NULL AND coalesce(env_ts, '') <> ''
+                     THEN year || '-' || mon || '-' || substr(body, d0 + dlen - 1, 2) || 'T' || tm
+                     ELSE env_ts END
+       END AS ts,
+       stream, level, 'line' AS kind, message_key,
+       substr(body, m0 + 1, t1 - m0) AS message,
+       CASE WHEN m0 > t0 THEN substr(body, t0 + 1, t1 - t0) END AS text
+FROM y
+"""
+
+
+def normalize_batch(con, files: list[Planned], chunk_lines: int, masks: MaskCache, shapes: ShapeCache):
+    """Lines of `files` -> temp table cl_events (file_idx, line_no, n_lines, ts, stream, level, kind,
+    message_key, message, text) and {message_key: masked}; returns (masked_of, bad file indexes).
+    Bad files (malformed for the fast path) have no events in cl_events: the caller reads them again
+    line by line."""
+    raw = raw_lines(files)
+    con.register("cl_raw", raw)
+    try:
+        con.execute(_ENVELOPE_SQL)
+    finally:
+        con.unregister("cl_raw")
+    bad = [i for (i,) in con.execute("SELECT DISTINCT file_idx FROM cl_lines WHERE bad").fetchall()]
+    if bad:
+        con.execute("DELETE FROM cl_lines WHERE file_idx IN (SELECT unnest(?))", [bad])
+    # one representative per shape: its first line, so that message keys are looked up in log
+    # order, as the line-by-line path does (the mask cache keeps the first raw form it sees)
+    reps = con.execute("""
+        SELECT shape_id, arg_min(body, pos), min(pos) FROM (
+            SELECT shape_id, body, (CAST(file_idx AS BIGINT) << 32) + line_no AS pos FROM cl_lines)
+        GROUP BY shape_id""").fetchall()
+    rows = shapes.resolve([r[:2] for r in reps])
+    shape_table = pa.Table.from_pylist([dict(zip(SHAPE_COLUMNS, r)) for r in rows], schema=_SHAPE_SCHEMA)
+    refs = pa.table({
+        "file_idx": np.arange(len(files), dtype=np.int32),
+        "start_line": np.array([p.lines_read for p in files], np.int64),
+    })
+    con.register("cl_shapes_arrow", shape_table)
+    con.register("cl_files_arrow", refs)
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE cl_shapes AS SELECT * FROM cl_shapes_arrow")
+        # first truthy envelope ts of each file chunk (Normalizer's reference for year-less dates)
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE cl_refs AS
+            SELECT l.file_idx, f.start_line, {int(chunk_lines)} AS chunk_lines,
+                   (l.line_no - 1 - f.start_line) // {int(chunk_lines)} AS chunk,
+                   arg_min(l.env_ts, l.line_no) FILTER (WHERE coalesce(l.env_ts, '') <> '') AS ref
+            FROM cl_lines l JOIN cl_files_arrow f USING (file_idx)
+            GROUP BY ALL""")
+    finally:
+        con.unregister("cl_shapes_arrow")
+        con.unregister("cl_files_arrow")
+    segment_rows = _normalize_segments(con, _segments(con))
+    # message keys, in log order over shape representatives and segment events together
+    lookups = [(pos, rep[row[8]:row[7]], 0, row[0]) for (_, rep, pos), row in zip(reps, rows) if row[3]]
+    lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
+    lookups.sort(key=_first)
+    keys, masked_of = masks.lookup([m for _, m, _, _ in lookups])
+    shape_keys = {ref: key for (_, _, kind, ref), key in zip(lookups, keys) if kind == 0}
+    event_keys = [None] * len(segment_rows)
+    for (_, _, kind, ref), key in zip(lookups, keys):
+        if kind == 1:
+            event_keys[ref] = key
+    con.register("cl_shape_keys", pa.table({"shape_id": pa.array(list(shape_keys), pa.uint64()),
+                                            "message_key": pa.array(list(shape_keys.values()), pa.string())}))
+    try:
+        con.execute(_EVENTS_SQL)
+    finally:
+        con.unregister("cl_shape_keys")
+    if segment_rows:
+        _insert_segment_events(con, segment_rows, event_keys)
+    return masked_of, bad
+
+
+def _first(item):
+    return item[0]
+
+
+def _segments(con) -> list[tuple]:
+    """Lines from a line that may open a block (or needs cleaning) up to the next line with a
+    header, per file and stream: (file_idx, stream, segment, line_no, env_ts, body) sorted. A
+    segment is keyed by the closer before it: everything between two closers that follows a start
+    is one stretch of Normalizer input."""
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE cl_segment_lines AS
+        WITH marked AS (
+            SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.is_start, s.is_closer
+            FROM cl_lines l JOIN cl_shapes s USING (shape_id)
+            WHERE l.file_idx IN (SELECT l2.file_idx FROM cl_lines l2 JOIN cl_shapes s2 USING (shape_id)
+                                 WHERE s2.is_start)
+        ), w AS (
+            SELECT *, max(CASE WHEN is_start THEN line_no END) OVER win AS last_start,
+                      coalesce(max(CASE WHEN is_closer THEN line_no END) OVER win, 0) AS last_close
+            FROM marked
+            WINDOW win AS (PARTITION BY file_idx, stream ORDER BY line_no ROWS UNBOUNDED PRECEDING)
+        )
+        SELECT file_idx, line_no, stream, env_ts, body, last_close AS segment FROM w
+        WHERE last_start IS NOT NULL AND last_start > last_close""")
+    return con.execute("""
+        SELECT file_idx, stream, segment, line_no, env_ts, body FROM cl_segment_lines
+        ORDER BY file_idx, stream NULLS FIRST, segment, line_no""").fetchall()
+
+
+def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
+    """Each segment through a fresh Normalizer: rows (file_idx, line_no, n_lines, ts, stream, level,
+    kind, message, text), as the line-by-line path makes them."""
+    refs: dict[int, tuple[int, int, dict]] = {}
+    for f, start_line, size, chunk, ref in con.execute(
+            "SELECT file_idx, start_line, chunk_lines, chunk, ref FROM cl_refs").fetchall():
+        refs.setdefault(f, (start_line, size, {}))[2][chunk] = ref
+    rows: list[tuple] = []
+    i, n = 0, len(segments)
+    while i < n:
+        file_idx, stream, segment = segments[i][:3]
+        j = i
+        while j < n and segments[j][2] == segment and segments[j][0] == file_idx and segments[j][1] == stream:
+            j += 1
+        seg = segments[i:j]
+        start_line, size, by_chunk = refs[file_idx]
+        ref = by_chunk.get((seg[0][3] - 1 - start_line) // size)
+        norm = Normalizer()
+        chunk = LineChunk([s[5] for s in seg], [s[3] for s in seg], [s[4] for s in seg], [stream] * len(seg))
+        events, _ = norm.feed_rows(chunk, ref_ts=ref)
+        for ev in events + norm.flush_rows():
+            rows.append((file_idx, *ev[2:]))
+        i = j
+    return rows
+
+
+def _insert_segment_events(con, rows: list[tuple], keys: list[str]) -> None:
+    cols = list(zip(*rows))
+    table = pa.table({
+        "file_idx": pa.array(cols[0], pa.int32()), "line_no": pa.array(cols[1], pa.int64()),
+        "n_lines": pa.array(cols[2], pa.int32()), "ts": pa.array(cols[3], pa.string()),
+        "stream": pa.array(cols[4], pa.string()), "level": pa.array(cols[5], pa.string()),
+        "kind": pa.array(cols[6], pa.string()), "message_key": pa.array(keys, pa.string()),
+        "message": pa.array(cols[7], pa.string()),
+        "text": pa.array([t if t != m else None for t, m in zip(cols[8], cols[7])], pa.string()),
+    })
+    con.register("cl_segment_events", table)
+    try:
+        con.execute("INSERT INTO cl_events SELECT * FROM cl_segment_events")
+    finally:
+        con.unregister("cl_segment_events")
