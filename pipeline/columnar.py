@@ -140,32 +140,29 @@ def raw_lines(files: list[Planned]) -> pa.Table:
 _ENVELOPE_SQL = """
 WITH dec AS (
     SELECT file_idx, line_no, fmt, left(line, -1) AS line,
-           CASE WHEN fmt = 0 THEN try(json_transform(line, '{"log":"VARCHAR","stream":"VARCHAR","time":"VARCHAR"}')) END AS j
+           CASE WHEN fmt = 0 THEN try(json_transform(line, '{"log":"VARCHAR","stream":"VARCHAR","time":"VARCHAR"}')) END AS j,
+           -- CRI "<ts> <stream> <tag> <text>", split at the first three spaces like str.split(" ", 3)
+           CASE WHEN fmt = 1 THEN regexp_extract(line, '^([^ ]*) ([^ ]*) ([^ ]*) ', ['ts', 'stream', 'tag']) END AS c
     FROM cl_raw
 ), env AS (
     SELECT file_idx, line_no,
-        CASE fmt WHEN 0 THEN j.log
-                 WHEN 1 THEN substr(line, length(split_part(line, ' ', 1)) + length(split_part(line, ' ', 2))
-                                          + length(split_part(line, ' ', 3)) + 4)
+        CASE fmt WHEN 0 THEN j.log WHEN 1 THEN substr(line, length(c.ts) + length(c.stream) + length(c.tag) + 4)
                  ELSE line END AS text,
-        CASE fmt WHEN 0 THEN j.stream WHEN 1 THEN split_part(line, ' ', 2) END AS stream,
-        CASE fmt WHEN 0 THEN j.time WHEN 1 THEN split_part(line, ' ', 1) END AS env_ts,
+        CASE fmt WHEN 0 THEN j.stream WHEN 1 THEN c.stream END AS stream,
+        CASE fmt WHEN 0 THEN j.time WHEN 1 THEN c.ts END AS env_ts,
+        -- what the fast path cannot take as sources.read_chunks would: the file goes line by line
         coalesce(CASE fmt
-            WHEN 0 THEN j.log IS NULL OR NOT suffix(j.log, chr(10)) OR NOT contains(line, '"log":"')
+            WHEN 0 THEN j.log IS NULL OR NOT suffix(j.log, chr(10)) OR NOT (contains(line, '"log":"') OR contains(line, '"log": "'))
                         OR j.stream NOT IN ('stdout', 'stderr')
-            WHEN 1 THEN split_part(line, ' ', 3) <> 'F' OR split_part(line, ' ', 2) NOT IN ('stdout', 'stderr')
-                        OR NOT (line LIKE '% % % %') OR length(split_part(line, ' ', 1)) < 10
+            WHEN 1 THEN c.tag <> 'F' OR c.stream NOT IN ('stdout', 'stderr') OR length(c.ts) < 10
                         OR NOT (line[1] BETWEEN '0' AND '9')
             ELSE false END, true) AS bad
     FROM dec
-), body AS (
-    SELECT file_idx, line_no, stream, env_ts, bad,
-           CASE WHEN fmt_strip THEN left(text, -1) ELSE text END AS text
-    FROM (SELECT *, suffix(text, chr(10)) AS fmt_strip FROM env)
+), unwrapped AS (  -- docker keeps the newline in "log"
+    SELECT *, CASE WHEN suffix(text, chr(10)) THEN left(text, -1) ELSE text END AS t FROM env
 )
-SELECT file_idx, line_no, stream, env_ts, bad,
-       CASE WHEN suffix(text, chr(13)) THEN left(text, -1) ELSE text END AS body
-FROM body
+SELECT file_idx, line_no, stream, env_ts, bad, CASE WHEN suffix(t, chr(13)) THEN left(t, -1) ELSE t END AS body
+FROM unwrapped
 """
 
 _DIGITS_TO_ONE = bytes.maketrans(b"0123456789", b"1111111111")

@@ -16,7 +16,7 @@ DEFAULTS: dict = {
         "models": "models",
         "reports": "reports",
     },
-    "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20},
+    "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 96 << 20},
     "model": {},
     "train": {"splits": 4, "seed": 0},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},

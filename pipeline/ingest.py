@@ -49,6 +49,7 @@ class IngestSummary:
     new_runs: int = 0
     files_read: int = 0
     files_skipped: int = 0
+    files_columnar: int = 0      # of files_read: read by the columnar path (the rest line by line)
     lines: int = 0
     events: int = 0
     templates: int = 0
@@ -60,7 +61,8 @@ class IngestSummary:
     def line(self, db: str) -> str:
         rate = self.lines / self.seconds if self.seconds else 0.0
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.problem_reasons.items()))
-        return (f"ingested {self.runs} runs ({self.new_runs} new), {self.files_read} files read, "
+        return (f"ingested {self.runs} runs ({self.new_runs} new), {self.files_read} files read "
+                f"({self.files_columnar} columnar), "
                 f"{self.lines:,} lines -> {self.events:,} events, {self.templates} templates "
                 f"({self.new_templates} new), {self.problems} problems{f' ({reasons})' if reasons else ''} "
                 f"in {self.seconds:.1f} s ({rate:,.0f} lines/s); warehouse {db}")
@@ -428,6 +430,7 @@ def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: In
     chunk_lines = int(params["ingest"]["chunk_lines"])
     cap = int(params["ingest"].get("max_line_bytes", sources.MAX_LINE_BYTES))
     use_columnar = bool(params["ingest"].get("columnar", True))
+    batch_bytes = int(params["ingest"].get("batch_bytes", columnar.BATCH_BYTES))
     masks, shapes = MaskCache(), columnar.ShapeCache()
     batch: list[columnar.Planned] = []
     nbytes = 0
@@ -462,7 +465,7 @@ def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: In
             planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
         batch.append(planned)
         nbytes += len(planned.data)
-        if nbytes >= columnar.BATCH_BYTES:
+        if nbytes >= batch_bytes:
             done, batch, nbytes = batch, [], 0
             for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
                 line_by_line(p.run, p.logfile)
@@ -503,6 +506,7 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], chunk_l
                          "events": counts.get(p.file_id, 0), "status": status, "size_bytes": size_of(p.logfile)})
             summary.lines += n
             summary.files_read += 1
+            summary.files_columnar += 1
         summary.events += sum(counts.values())
         upsert_files(con, rows, ingest_id)
         con.execute("COMMIT")

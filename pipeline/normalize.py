@@ -390,6 +390,7 @@ def shape_ts(line: str, shape: tuple, env_ts: str | None, ref_ts: str | None) ->
 
 
 _SHAPE_CHECK_ENV = "2026-11-29T20:06:47.123456789Z"
+_SHAPE_CHECK_CTX = _Ctx(_SHAPE_CHECK_ENV)
 
 
 def line_shape(line: str) -> tuple | None:
@@ -412,7 +413,7 @@ def line_shape(line: str) -> tuple | None:
     if shape[5]:
         return None
     # the representative must come out of the positions exactly as the line-by-line parser has it
-    ctx = _Ctx(_SHAPE_CHECK_ENV)
+    ctx = _SHAPE_CHECK_CTX
     ts, lvl, msg, fam2 = _parse_fast(line, _SHAPE_CHECK_ENV, ctx) or _parse_slow(line, _SHAPE_CHECK_ENV, ctx)
     if (ts or _SHAPE_CHECK_ENV) != shape_ts(line, shape, _SHAPE_CHECK_ENV, _SHAPE_CHECK_ENV) \
             or lvl != level or msg.rstrip() != text or fam2 != fam:

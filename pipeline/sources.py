@@ -45,6 +45,7 @@ import gzip
 import hashlib
 import json
 import posixpath
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -190,6 +191,20 @@ class _Builder:
             table[key] = logfile
 
 
+def _local_listing(base: str) -> dict[str, dict]:
+    """fs.find(base, detail=True) for a local folder, from os.walk (fsspec's costs ~0.2 ms a file)."""
+    out = {}
+    for dirpath, _, names in os.walk(base):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            out[path] = {"size": st.st_size, "mtime": st.st_mtime, "type": "file"}
+    return dict(sorted(out.items()))
+
+
 def discover(root: str) -> tuple[list[Run], list[Problem]]:
     """Find every run under root (local folder or fsspec URL); metadata from config/sidecar files.
 
@@ -208,7 +223,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
     def url(p: str) -> str:
         return p if local else fs.unstrip_protocol(p)
 
-    listing = fs.find(base, detail=True, withdirs=False)
+    listing = _local_listing(base) if local else fs.find(base, detail=True, withdirs=False)
     builders: dict[str, _Builder] = {}
     problems: list[Problem] = []
     prefix = base if base.endswith("/") else base + "/"

@@ -96,18 +96,21 @@ def crash_then(fn):
         return out
     return wrapped
 if where == "events":      # inside a chunk transaction, after its events were inserted
-    ing.BatchWriter._write_events = crash_then(ing.BatchWriter._write_events)
+    ing.write_batch = crash_then(ing.write_batch)
 elif where == "mining":    # phase 2, after Drain3 ran, before its transaction commits
     mining.TemplateMiner.learn = crash_then(mining.TemplateMiner.learn)
 ing.ingest(sys.argv[1], sys.argv[2])
 """
 
 
-@pytest.mark.parametrize("where, after", [("events", 1), ("events", 5), ("mining", 1)])
-def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after):
+@pytest.mark.parametrize("where, after, path", [("events", 1, "line"), ("events", 5, "line"), ("mining", 1, "line"),
+                                               ("events", 1, "columnar"), ("events", 3, "columnar")])
+def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after, path):
     root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
     params = tmp_path / "params.yaml"
-    params.write_text("ingest:\n  chunk_lines: 40\n")  # many chunks per file: the kill lands mid-file
+    # many chunks per file (line by line) or a few files per batch (columnar): the kill lands mid-way
+    params.write_text("ingest:\n  chunk_lines: 40\n  columnar: false\n" if path == "line"
+                      else "ingest:\n  batch_bytes: 20000\n")
     env = {**os.environ, "LOGML_PARAMS": str(params), "PYTHONPATH": str(ROOT)}
     clean, crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
     subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(clean), "none", "0"], env=env, check=True)
