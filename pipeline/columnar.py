@@ -21,9 +21,8 @@ line-by-line path, which reports problems; tests check both paths build identica
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import zlib
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa

@@ -44,8 +44,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import posixpath
 import os
+import posixpath
 import re
 import zlib
 from dataclasses import dataclass, field
