@@ -219,7 +219,7 @@ _YEAR_SQL = """CASE WHEN r.ref IS NULL OR length(r.ref) < 7 OR NOT regexp_full_m
                     ELSE CAST(CAST(r.ref[1:4] AS INTEGER) AS VARCHAR) END"""
 
 _EVENTS_SQL = f"""
-CREATE OR REPLACE TEMP TABLE cl_events AS
+CREATE OR REPLACE TEMP TABLE batch AS
 WITH j AS (
     SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.*, k.message_key,
            CASE WHEN s.comma THEN replace(substr(l.body, s.tm0 + 1, s.tm1 - s.tm0), ',', '.')
@@ -234,8 +234,7 @@ WITH j AS (
 ), y AS (
     SELECT *, {_YEAR_SQL.replace('r.ref', 'ref')} AS year FROM j
 )
-SELECT file_idx, line_no, 1 AS n_lines,
-       CASE date_kind
+SELECT f.run_id, f.file_id, line_no, 1 AS n_lines, TRY_CAST(CASE date_kind
            WHEN 0 THEN env_ts
            WHEN 1 THEN replace(substr(body, d0 + 1, 10), '/', '-') || 'T' || tm
            WHEN 2 THEN substr(body, d0 + 1, 4) || '-' || substr(body, d0 + 5, 2) || '-' || substr(body, d0 + 7, 2)
@@ -243,27 +242,31 @@ SELECT file_idx, line_no, 1 AS n_lines,
            ELSE CASE WHEN year IS NOT NULL AND coalesce(env_ts, '') <> ''
                      THEN year || '-' || mon || '-' || substr(body, d0 + dlen - 1, 2) || 'T' || tm
                      ELSE env_ts END
-       END AS ts,
+       END AS TIMESTAMP) AS ts,
        stream, level, 'line' AS kind, message_key,
        substr(body, m0 + 1, t1 - m0) AS message,
-       CASE WHEN m0 > t0 THEN substr(body, t0 + 1, t1 - t0) END AS text
-FROM y
+       CASE WHEN m0 > t0 THEN substr(body, t0 + 1, t1 - t0) END AS text,
+       CAST($ingest_id AS INTEGER) AS ingest_id, (CAST(file_idx AS BIGINT) << 32) + line_no AS seq
+FROM y JOIN cl_files f USING (file_idx)
 """
 
 
-def normalize_batch(con, files: list[Planned], chunk_lines: int, masks: MaskCache, shapes: ShapeCache):
-    """Lines of `files` -> temp table cl_events (file_idx, line_no, n_lines, ts, stream, level, kind,
-    message_key, message, text) and {message_key: masked}; returns (masked_of, bad file indexes).
-    Bad files (malformed for the fast path) have no events in cl_events: the caller reads them again
-    line by line."""
-    raw = raw_lines(files)
-    con.register("cl_raw", raw)
-    try:
+def decode(files: list[Planned]) -> pa.Table:
+    """Raw lines of a batch -> Arrow (file_idx, line_no, stream, env_ts, bad, body, shape): the
+    envelope decoded by DuckDB on a private in-memory connection (safe in a reader thread)."""
+    import duckdb
+    with duckdb.connect() as con:
+        con.register("cl_raw", raw_lines(files))
         lines = con.sql(_ENVELOPE_SQL).to_arrow_table()
-    finally:
-        con.unregister("cl_raw")
     # shape of a line: its body with every digit collapsed (see normalize.line_shape)
-    lines = lines.append_column("shape", collapse_digits(lines.column("body")))
+    return lines.append_column("shape", collapse_digits(lines.column("body")))
+
+
+def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int, masks: MaskCache,
+                    shapes: ShapeCache, ingest_id: int):
+    """Lines of `files` -> temp table `batch` (ingest.write_batch's input: the events columns + seq)
+    and {message_key: masked}; returns (masked_of, bad file indexes). Bad files (malformed for the
+    fast path) have no events in `batch`: the caller reads them again line by line."""
     con.register("cl_lines_arrow", lines)
     try:
         con.execute("""CREATE OR REPLACE TEMP TABLE cl_lines AS
@@ -281,21 +284,24 @@ def normalize_batch(con, files: list[Planned], chunk_lines: int, masks: MaskCach
         GROUP BY shape_id""").fetchall()
     rows = shapes.resolve([r[:2] for r in reps])
     shape_table = pa.Table.from_pylist([dict(zip(SHAPE_COLUMNS, r)) for r in rows], schema=_SHAPE_SCHEMA)
-    refs = pa.table({
+    file_table = pa.table({
         "file_idx": np.arange(len(files), dtype=np.int32),
         "start_line": np.array([p.lines_read for p in files], np.int64),
+        "run_id": pa.array([p.run.run_id for p in files], pa.string()),
+        "file_id": pa.array([p.file_id for p in files], pa.string()),
     })
     con.register("cl_shapes_arrow", shape_table)
-    con.register("cl_files_arrow", refs)
+    con.register("cl_files_arrow", file_table)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE cl_shapes AS SELECT * FROM cl_shapes_arrow")
+        con.execute("CREATE OR REPLACE TEMP TABLE cl_files AS SELECT * FROM cl_files_arrow")
         # first truthy envelope ts of each file chunk (Normalizer's reference for year-less dates)
         con.execute(f"""
             CREATE OR REPLACE TEMP TABLE cl_refs AS
             SELECT l.file_idx, f.start_line, {int(chunk_lines)} AS chunk_lines,
                    (l.line_no - 1 - f.start_line) // {int(chunk_lines)} AS chunk,
                    arg_min(l.env_ts, l.line_no) FILTER (WHERE coalesce(l.env_ts, '') <> '') AS ref
-            FROM cl_lines l JOIN cl_files_arrow f USING (file_idx)
+            FROM cl_lines l JOIN cl_files f USING (file_idx)
             GROUP BY ALL""")
     finally:
         con.unregister("cl_shapes_arrow")
@@ -314,11 +320,11 @@ def normalize_batch(con, files: list[Planned], chunk_lines: int, masks: MaskCach
     con.register("cl_shape_keys", pa.table({"shape_id": pa.array(list(shape_keys), pa.uint64()),
                                             "message_key": pa.array(list(shape_keys.values()), pa.string())}))
     try:
-        con.execute(_EVENTS_SQL)
+        con.execute(_EVENTS_SQL, {"ingest_id": ingest_id})
     finally:
         con.unregister("cl_shape_keys")
     if segment_rows:
-        _insert_segment_events(con, segment_rows, event_keys)
+        _insert_segment_events(con, segment_rows, event_keys, ingest_id)
     return masked_of, bad
 
 
@@ -377,7 +383,7 @@ def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
     return rows
 
 
-def _insert_segment_events(con, rows: list[tuple], keys: list[str]) -> None:
+def _insert_segment_events(con, rows: list[tuple], keys: list[str], ingest_id: int) -> None:
     cols = list(zip(*rows))
     table = pa.table({
         "file_idx": pa.array(cols[0], pa.int32()), "line_no": pa.array(cols[1], pa.int64()),
@@ -389,12 +395,17 @@ def _insert_segment_events(con, rows: list[tuple], keys: list[str]) -> None:
     })
     con.register("cl_segment_events", table)
     try:
-        con.execute("INSERT INTO cl_events SELECT * FROM cl_segment_events")
+        con.execute("""
+            INSERT INTO batch
+            SELECT f.run_id, f.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP), e.stream, e.level,
+                   e.kind, e.message_key, e.message, e.text, CAST(? AS INTEGER),
+                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no
+            FROM cl_segment_events e JOIN cl_files f USING (file_idx)""", [ingest_id])
     finally:
         con.unregister("cl_segment_events")
 
 
 def drop_temp(con) -> None:
     """Free the batch's intermediate tables (they hold every line of the batch)."""
-    for name in ("cl_lines", "cl_shapes", "cl_refs", "cl_segment_lines", "cl_events"):
+    for name in ("cl_lines", "cl_shapes", "cl_files", "cl_refs", "cl_segment_lines"):
         con.execute(f"DROP TABLE IF EXISTS {name}")

@@ -424,81 +424,127 @@ def _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on
                 cluster.close()
 
 
-def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file) -> None:
-    """Well-formed plain files go through the columnar path in batches; the rest (compressed,
-    partial lines, bad bytes, huge files) line by line, reporting what is wrong with them."""
-    chunk_lines = int(params["ingest"]["chunk_lines"])
+def _work_items(files, manifest, params):
+    """In file order: ("skip", run, logfile) for an unchanged file, ("file", run, logfile) for one to
+    read line by line, ("batch", [Planned], lines) for well-formed files read and decoded together.
+    Order is kept (a batch is cut before a line-by-line file): the mask cache keeps the first raw
+    form of each message, so both paths must meet messages in log order."""
     cap = int(params["ingest"].get("max_line_bytes", sources.MAX_LINE_BYTES))
     use_columnar = bool(params["ingest"].get("columnar", True))
     batch_bytes = int(params["ingest"].get("batch_bytes", columnar.BATCH_BYTES))
-    masks, shapes = MaskCache(), columnar.ShapeCache()
     batch: list[columnar.Planned] = []
     nbytes = 0
-
-    def line_by_line(run, logfile):
-        nonlocal batch, nbytes
-        if batch:  # keep log order: the mask cache keeps the first raw form of each message
-            done, batch, nbytes = batch, [], 0
-            for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
-                line_by_line(p.run, p.logfile)
-        for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
-            _commit_part(writer, part, summary)
-
     for run, logfile in files:
-        if on_file:
-            on_file(run, logfile)
-        if not use_columnar or not columnar.eligible(logfile):
-            line_by_line(run, logfile)
+        planned = None
+        if use_columnar and columnar.eligible(logfile):
+            rows = manifest.get(run.run_id, ())
+            planned = columnar.Planned(run, logfile, 0, 0)
+            if rows:  # a known run: is this file new, grown or unchanged?
+                plan = plan_file(run, logfile, rows, sources.read_head(logfile, HEAD_BYTES))
+                if isinstance(plan, str):
+                    yield "skip", run, logfile
+                    continue
+                planned.file_id, planned.offset, planned.lines_read, planned.state, _ = plan
+            if not columnar.load(planned, cap):
+                planned = None
+            elif planned.file_id is None:
+                planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
+        if planned is None:
+            if batch:
+                yield "batch", batch, columnar.decode(batch)
+                batch, nbytes = [], 0
+            yield "file", run, logfile
             continue
-        rows = manifest.get(run.run_id, ())
-        planned = columnar.Planned(run, logfile, 0, 0)
-        if rows:  # a known run: is this file new, grown or unchanged?
-            plan = plan_file(run, logfile, rows, sources.read_head(logfile, HEAD_BYTES))
-            if isinstance(plan, str):
-                summary.files_skipped += 1
-                continue
-            planned.file_id, planned.offset, planned.lines_read, planned.state, _ = plan
-        if not columnar.load(planned, cap):
-            line_by_line(run, logfile)
-            continue
-        if planned.file_id is None:
-            planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
         batch.append(planned)
         nbytes += len(planned.data)
         if nbytes >= batch_bytes:
-            done, batch, nbytes = batch, [], 0
-            for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
-                line_by_line(p.run, p.logfile)
+            yield "batch", batch, columnar.decode(batch)
+            batch, nbytes = [], 0
     if batch:
-        done, batch, nbytes = batch, [], 0
-        for p in _commit_columnar(con, summary.ingest_id, done, chunk_lines, masks, shapes, summary):
-            line_by_line(p.run, p.logfile)
+        yield "batch", batch, columnar.decode(batch)
 
 
-def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], chunk_lines: int, masks: MaskCache,
-                     shapes: columnar.ShapeCache, summary: IngestSummary) -> list[columnar.Planned]:
+def _prefetched(items, depth: int = 1):
+    """Run a generator in a thread, `depth` items ahead: files are read and decoded (I/O, Arrow,
+    DuckDB on its own connection: no GIL) while this thread writes the previous batch."""
+    import queue
+    import threading
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    done = object()
+    stop = threading.Event()
+
+    def run():
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                q.put(item)
+            q.put(done)
+        except BaseException as exc:  # handed to the consumer, raised there
+            q.put(exc)
+
+    thread = threading.Thread(target=run, name="logml-read", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = q.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                pass
+            thread.join(0.05)
+
+
+def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file) -> None:
+    """Well-formed files go through the columnar path in batches, read one batch ahead in a thread;
+    the rest (partial lines, bad bytes, broken gzip, huge files) line by line, reporting what is
+    wrong with them."""
+    chunk_lines = int(params["ingest"]["chunk_lines"])
+    masks, shapes = MaskCache(), columnar.ShapeCache()
+
+    def line_by_line(run, logfile):
+        for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
+            _commit_part(writer, part, summary)
+
+    for kind, *item in _prefetched(_work_items(files, manifest, params)):
+        if kind == "batch":
+            batch, lines = item
+            if on_file:
+                for p in batch:
+                    on_file(p.run, p.logfile)
+            for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes, summary):
+                line_by_line(p.run, p.logfile)
+            continue
+        run, logfile = item
+        if on_file:
+            on_file(run, logfile)
+        if kind == "skip":
+            summary.files_skipped += 1
+        else:
+            line_by_line(run, logfile)
+
+
+def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
+                     masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary) -> list[columnar.Planned]:
     """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    import pyarrow as pa
-    masked_of, bad = columnar.normalize_batch(con, batch, chunk_lines, masks, shapes)
+    masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id)
+    columnar.drop_temp(con)
     bad_set = set(bad)
-    good = [(i, p) for i, p in enumerate(batch) if i not in bad_set]
-    filemap = pa.table({"file_idx": pa.array([i for i, _ in good], pa.int32()),
-                        "run_id": pa.array([p.run.run_id for _, p in good], pa.string()),
-                        "file_id": pa.array([p.file_id for _, p in good], pa.string())})
-    con.register("cl_filemap", filemap)
+    good = [p for i, p in enumerate(batch) if i not in bad_set]
     con.execute("BEGIN")
     try:
-        con.execute("""
-            CREATE OR REPLACE TEMP TABLE batch AS
-            SELECT m.run_id, m.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP) AS ts, e.stream,
-                   e.level, e.kind, e.message_key, e.message, e.text, ? AS ingest_id,
-                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no AS seq
-            FROM cl_events e JOIN cl_filemap m USING (file_idx)""", [ingest_id])
-        columnar.drop_temp(con)
         write_batch(con, ingest_id, masked_of)
         counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
         rows = []
-        for _, p in good:
+        for p in good:
             n = p.data.count(b"\n")
             status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
             rows.append({**p.state, "file_id": p.file_id, "run_id": p.run.run_id,
@@ -514,7 +560,6 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], chunk_l
         con.execute("ROLLBACK")
         raise
     finally:
-        con.unregister("cl_filemap")
         for p in batch:
             p.data = b""
     return [batch[i] for i in bad]
