@@ -199,7 +199,11 @@ def _local_listing(base: str) -> dict[str, dict]:
             path = os.path.join(dirpath, name)
             try:
                 st = os.stat(path)
-            except OSError:
+            except OSError:  # a dangling symlink is still listed (and reported when read)
+                try:
+                    out[path] = {"size": 0, "mtime": os.lstat(path).st_mtime, "type": "other"}
+                except OSError:
+                    pass
                 continue
             out[path] = {"size": st.st_size, "mtime": st.st_mtime, "type": "file"}
     return dict(sorted(out.items()))
