@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import sources
-from pipeline.mining import MaskCache
+from pipeline.mining import MaskAhead, MaskCache
 from pipeline.normalize import DATE_MD, SHAPE_FIELDS, LineChunk, Normalizer, line_shape
 
 FMT_CODES = {"docker": 0, "cri": 1, "plain": 2}
@@ -255,7 +255,7 @@ def decode(files: list[Planned]) -> pa.Table:
     """Raw lines of a batch -> Arrow (file_idx, line_no, stream, env_ts, bad, body, shape): the
     envelope decoded by DuckDB on a private in-memory connection (safe in a reader thread)."""
     import duckdb
-    with duckdb.connect() as con:
+    with duckdb.connect(config={"memory_limit": "512MB"}) as con:
         con.register("cl_raw", raw_lines(files))
         lines = con.sql(_ENVELOPE_SQL).to_arrow_table()
     # shape of a line: its body with every digit collapsed (see normalize.line_shape)
@@ -263,7 +263,7 @@ def decode(files: list[Planned]) -> pa.Table:
 
 
 def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int, masks: MaskCache,
-                    shapes: ShapeCache, ingest_id: int):
+                    shapes: ShapeCache, ingest_id: int, ahead: MaskAhead | None = None):
     """Lines of `files` -> temp table `batch` (ingest.write_batch's input: the events columns + seq)
     and {message_key: masked}; returns (masked_of, bad file indexes). Bad files (malformed for the
     fast path) have no events in `batch`: the caller reads them again line by line."""
@@ -283,6 +283,8 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
             SELECT shape_id, body, (CAST(file_idx AS BIGINT) << 32) + line_no AS pos FROM cl_lines)
         GROUP BY shape_id""").fetchall()
     rows = shapes.resolve([r[:2] for r in reps])
+    first_seen = sorted((pos, rep[row[8]:row[7]]) for (_, rep, pos), row in zip(reps, rows) if row[3])
+    masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m in first_seen))
     shape_table = pa.Table.from_pylist([dict(zip(SHAPE_COLUMNS, r)) for r in rows], schema=_SHAPE_SCHEMA)
     file_table = pa.table({
         "file_idx": np.arange(len(files), dtype=np.int32),
@@ -311,7 +313,7 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
     lookups = [(pos, rep[row[8]:row[7]], 0, row[0]) for (_, rep, pos), row in zip(reps, rows) if row[3]]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
-    keys, masked_of = masks.lookup([m for _, m, _, _ in lookups])
+    keys, masked_of = masks.lookup([m for _, m, _, _ in lookups], masked_ahead())
     shape_keys = {ref: key for (_, _, kind, ref), key in zip(lookups, keys) if kind == 0}
     event_keys = [None] * len(segment_rows)
     for (_, _, kind, ref), key in zip(lookups, keys):

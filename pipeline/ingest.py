@@ -26,7 +26,7 @@ import pandas as pd
 
 from pipeline import columnar, sources, store
 from pipeline.config import load_params
-from pipeline.mining import MaskCache, Template, TemplateMiner
+from pipeline.mining import MaskAhead, MaskCache, Template, TemplateMiner
 from pipeline.normalize import Normalizer
 
 HEAD_BYTES = 1024
@@ -508,34 +508,39 @@ def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: In
     the rest (partial lines, bad bytes, broken gzip, huge files) line by line, reporting what is
     wrong with them."""
     chunk_lines = int(params["ingest"]["chunk_lines"])
-    masks, shapes = MaskCache(), columnar.ShapeCache()
+    masks, shapes, ahead = MaskCache(), columnar.ShapeCache(), MaskAhead()
 
     def line_by_line(run, logfile):
         for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
             _commit_part(writer, part, summary)
 
-    for kind, *item in _prefetched(_work_items(files, manifest, params)):
-        if kind == "batch":
-            batch, lines = item
+    try:
+        for kind, *item in _prefetched(_work_items(files, manifest, params)):
+            if kind == "batch":
+                batch, lines = item
+                if on_file:
+                    for p in batch:
+                        on_file(p.run, p.logfile)
+                for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
+                                          summary, ahead):
+                    line_by_line(p.run, p.logfile)
+                continue
+            run, logfile = item
             if on_file:
-                for p in batch:
-                    on_file(p.run, p.logfile)
-            for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes, summary):
-                line_by_line(p.run, p.logfile)
-            continue
-        run, logfile = item
-        if on_file:
-            on_file(run, logfile)
-        if kind == "skip":
-            summary.files_skipped += 1
-        else:
-            line_by_line(run, logfile)
+                on_file(run, logfile)
+            if kind == "skip":
+                summary.files_skipped += 1
+            else:
+                line_by_line(run, logfile)
+    finally:
+        ahead.close()
 
 
 def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
-                     masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary) -> list[columnar.Planned]:
+                     masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
+                     ahead: MaskAhead | None = None) -> list[columnar.Planned]:
     """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id)
+    masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id, ahead)
     columnar.drop_temp(con)
     bad_set = set(bad)
     good = [p for i, p in enumerate(batch) if i not in bad_set]
@@ -650,6 +655,8 @@ def ingest(source: str, db: str, params: dict | None = None,
         # Checkpoint once at the end, not every time the WAL passes 16 MB (that rewrote row groups
         # over and over: a third of the ingest time on a fleet).
         con.execute("SET checkpoint_threshold = '1GB'")
+        # DuckDB would otherwise cache up to 80% of RAM in written pages: bound the process instead
+        con.execute(f"SET memory_limit = '{params['ingest'].get('duckdb_memory', '1GB')}'")
         writer = BatchWriter(con, ingest_id, flush_events=chunk_lines)
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]

@@ -325,7 +325,11 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
 
 def _read_json(fs, path: str, shown: str, problems: list[Problem]):
     try:
-        doc = json.loads(fs.cat_file(path))
+        if "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
+            with open(path, "rb") as fh:  # fsspec's cat_file costs ~0.1 ms a file
+                doc = json.loads(fh.read())
+        else:
+            doc = json.loads(fs.cat_file(path))
     except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         problems.append(Problem(shown, None, "bad_metadata", f"{type(exc).__name__}: {exc}"[:500]))
         return None
