@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import sources
 from pipeline.mining import MaskAhead, MaskCache
@@ -267,15 +268,15 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
     """Lines of `files` -> temp table `batch` (ingest.write_batch's input: the events columns + seq)
     and {message_key: masked}; returns (masked_of, bad file indexes). Bad files (malformed for the
     fast path) have no events in `batch`: the caller reads them again line by line."""
+    bad = pc.unique(pc.filter(lines.column("file_idx"), lines.column("bad"))).to_pylist()
+    if bad:
+        lines = lines.filter(pc.invert(pc.is_in(lines.column("file_idx"), pa.array(bad, pa.int32()))))
     con.register("cl_lines_arrow", lines)
-    try:
+    try:  # same row order as `lines` (insertion order is kept): _segments relies on it
         con.execute("""CREATE OR REPLACE TEMP TABLE cl_lines AS
-                       SELECT * EXCLUDE (shape), hash(shape) AS shape_id FROM cl_lines_arrow""")
+                       SELECT * EXCLUDE (shape, bad), hash(shape) AS shape_id FROM cl_lines_arrow""")
     finally:
         con.unregister("cl_lines_arrow")
-    bad = [i for (i,) in con.execute("SELECT DISTINCT file_idx FROM cl_lines WHERE bad").fetchall()]
-    if bad:
-        con.execute("DELETE FROM cl_lines WHERE file_idx IN (SELECT unnest(?))", [bad])
     # one representative per shape: its first line, so that message keys are looked up in log
     # order, as the line-by-line path does (the mask cache keeps the first raw form it sees)
     reps = con.execute("""
@@ -308,7 +309,7 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
     finally:
         con.unregister("cl_shapes_arrow")
         con.unregister("cl_files_arrow")
-    segment_rows = _normalize_segments(con, _segments(con))
+    segment_rows = _normalize_segments(con, _segments(con, lines, rows))
     # message keys, in log order over shape representatives and segment events together
     lookups = [(pos, rep[row[8]:row[7]], 0, row[0]) for (_, rep, pos), row in zip(reps, rows) if row[3]]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
@@ -334,29 +335,41 @@ def _first(item):
     return item[0]
 
 
-def _segments(con) -> list[tuple]:
+def _segments(con, lines: pa.Table, shape_rows: list[tuple]) -> list[tuple]:
     """Lines from a line that may open a block (or needs cleaning) up to the next line with a
-    header, per file and stream: (file_idx, stream, segment, line_no, env_ts, body) sorted. A
-    segment is keyed by the closer before it: everything between two closers that follows a start
-    is one stretch of Normalizer input."""
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE cl_segment_lines AS
-        WITH marked AS (
-            SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.is_start, s.is_closer
-            FROM cl_lines l JOIN cl_shapes s USING (shape_id)
-            WHERE l.file_idx IN (SELECT l2.file_idx FROM cl_lines l2 JOIN cl_shapes s2 USING (shape_id)
-                                 WHERE s2.is_start)
-        ), w AS (
-            SELECT *, max(CASE WHEN is_start THEN line_no END) OVER win AS last_start,
-                      coalesce(max(CASE WHEN is_closer THEN line_no END) OVER win, 0) AS last_close
-            FROM marked
-            WINDOW win AS (PARTITION BY file_idx, stream ORDER BY line_no ROWS UNBOUNDED PRECEDING)
-        )
-        SELECT file_idx, line_no, stream, env_ts, body, last_close AS segment FROM w
-        WHERE last_start IS NOT NULL AND last_start > last_close""")
-    return con.execute("""
-        SELECT file_idx, stream, segment, line_no, env_ts, body FROM cl_segment_lines
-        ORDER BY file_idx, stream NULLS FIRST, segment, line_no""").fetchall()
+    header, per file and stream: (file_idx, stream, segment, line_no, env_ts, body) in order, and
+    their (file_idx, line_no) as temp table cl_segment_lines. Everything between two closers that
+    follows a start is one stretch of Normalizer input (numpy: a window in SQL sorted every line)."""
+    cols = con.execute("""SELECT file_idx, CASE stream WHEN 'stdout' THEN 1 WHEN 'stderr' THEN 2 ELSE 0 END AS s,
+                                 shape_id FROM cl_lines""").fetchnumpy()
+    file_idx, stream, shape_id = (np.asarray(cols[k]) for k in ("file_idx", "s", "shape_id"))
+    ids = np.array([r[0] for r in shape_rows], np.uint64)
+    order = np.argsort(ids)
+    k = order[np.searchsorted(ids, shape_id, sorter=order)]
+    start = np.array([r[1] for r in shape_rows], bool)[k]
+    closer = np.array([r[2] for r in shape_rows], bool)[k]
+    selected = np.flatnonzero(np.isin(file_idx, np.unique(file_idx[start])))
+    if len(selected):
+        group = file_idx[selected].astype(np.int64) * 4 + stream[selected]
+        o = selected[np.argsort(group, kind="stable")]      # by file and stream, in line order
+        g = group[np.argsort(group, kind="stable")]
+        pos = np.arange(len(o))
+        group_start = np.maximum.accumulate(np.where(np.r_[True, g[1:] != g[:-1]], pos, 0))
+        last_start = np.maximum.accumulate(np.where(start[o], pos, -1))
+        last_close = np.maximum.accumulate(np.where(closer[o], pos, -1))
+        last_close = np.where(last_close >= group_start, last_close, group_start - 1)
+        inside = (last_start >= group_start) & (last_start > last_close)
+        rows, segment = o[inside], last_close[inside]
+    else:
+        rows, segment = selected, selected
+    picked = lines.take(pa.array(rows, pa.int64())).select(["file_idx", "stream", "line_no", "env_ts", "body"])
+    con.register("cl_segment_lines_arrow", picked.select(["file_idx", "line_no"]))
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE cl_segment_lines AS SELECT * FROM cl_segment_lines_arrow")
+    finally:
+        con.unregister("cl_segment_lines_arrow")
+    f, st, ln, env, body = (picked.column(c).to_pylist() for c in ("file_idx", "stream", "line_no", "env_ts", "body"))
+    return list(zip(f, st, segment.tolist(), ln, env, body))
 
 
 def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
