@@ -179,15 +179,20 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
 
 
 class ShapeCache:
-    """shape hash -> shape row (SHAPE_COLUMNS), bounded like MaskCache."""
+    """shape hash -> shape row (SHAPE_COLUMNS), and -> (message key, masked) once the mask cache
+    holds the shape's message (from then on every lookup of it returns that key). Bounded like
+    MaskCache, and its keys are dropped whenever the mask cache is cleared."""
 
     def __init__(self, max_size: int = 500_000):
         self.max_size = max_size
         self.rows: dict[int, tuple] = {}
+        self.keys: dict[int, tuple[str, str]] = {}
+        self.generation = 0
 
     def resolve(self, reps: list[tuple[int, str]]) -> list[tuple]:
         if len(self.rows) > self.max_size:
             self.rows.clear()
+            self.keys.clear()
         out = []
         for shape_id, rep in reps:
             row = self.rows.get(shape_id)
@@ -220,7 +225,6 @@ _YEAR_SQL = """CASE WHEN r.ref IS NULL OR length(r.ref) < 7 OR NOT regexp_full_m
                     ELSE CAST(CAST(r.ref[1:4] AS INTEGER) AS VARCHAR) END"""
 
 _EVENTS_SQL = f"""
-CREATE OR REPLACE TEMP TABLE batch AS
 WITH j AS (
     SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.*, k.message_key,
            CASE WHEN s.comma THEN replace(substr(l.body, s.tm0 + 1, s.tm1 - s.tm0), ',', '.')
@@ -265,8 +269,8 @@ def decode(files: list[Planned]) -> pa.Table:
 
 def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int, masks: MaskCache,
                     shapes: ShapeCache, ingest_id: int, ahead: MaskAhead | None = None):
-    """Lines of `files` -> temp table `batch` (ingest.write_batch's input: the events columns + seq)
-    and {message_key: masked}; returns (masked_of, bad file indexes). Bad files (malformed for the
+    """Lines of `files` -> (events, {message_key: masked}, bad file indexes); events is an Arrow
+    table with ingest.write_batch's `batch` columns (the events columns + seq). Bad files (malformed for the
     fast path) have no events in `batch`: the caller reads them again line by line."""
     bad = pc.unique(pc.filter(lines.column("file_idx"), lines.column("bad"))).to_pylist()
     if bad:
@@ -284,9 +288,16 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
             SELECT shape_id, body, (CAST(file_idx AS BIGINT) << 32) + line_no AS pos FROM cl_lines)
         GROUP BY shape_id""").fetchall()
     rows = shapes.resolve([r[:2] for r in reps])
-    first_seen = sorted((pos, rep[row[8]:row[7]]) for (_, rep, pos), row in zip(reps, rows) if row[3])
-    masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m in first_seen))
-    shape_table = pa.Table.from_pylist([dict(zip(SHAPE_COLUMNS, r)) for r in rows], schema=_SHAPE_SCHEMA)
+    if shapes.generation != masks.generation:
+        shapes.keys.clear()
+        shapes.generation = masks.generation
+    known = shapes.keys
+    # shapes whose message key is not known yet: looked up below, in log order
+    unkeyed = [(pos, rep[row[8]:row[7]], row[0]) for (_, rep, pos), row in zip(reps, rows)
+               if row[3] and row[0] not in known]
+    masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m, _ in sorted(unkeyed)))
+    columns = list(zip(*rows)) if rows else [()] * len(SHAPE_COLUMNS)
+    shape_table = pa.table([pa.array(c, f.type) for c, f in zip(columns, _SHAPE_SCHEMA)], schema=_SHAPE_SCHEMA)
     file_table = pa.table({
         "file_idx": np.arange(len(files), dtype=np.int32),
         "start_line": np.array([p.lines_read for p in files], np.int64),
@@ -311,24 +322,32 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
         con.unregister("cl_files_arrow")
     segment_rows = _normalize_segments(con, _segments(con, lines, rows))
     # message keys, in log order over shape representatives and segment events together
-    lookups = [(pos, rep[row[8]:row[7]], 0, row[0]) for (_, rep, pos), row in zip(reps, rows) if row[3]]
+    lookups = [(pos, message, 0, shape_id) for pos, message, shape_id in unkeyed]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
     keys, masked_of = masks.lookup([m for _, m, _, _ in lookups], masked_ahead())
-    shape_keys = {ref: key for (_, _, kind, ref), key in zip(lookups, keys) if kind == 0}
     event_keys = [None] * len(segment_rows)
     for (_, _, kind, ref), key in zip(lookups, keys):
         if kind == 1:
             event_keys[ref] = key
+        else:
+            known[ref] = (key, masked_of[key])
+    shape_keys = {}
+    for row in rows:
+        if row[3]:
+            key, masked = known[row[0]]
+            shape_keys[row[0]] = key
+            masked_of[key] = masked
     con.register("cl_shape_keys", pa.table({"shape_id": pa.array(list(shape_keys), pa.uint64()),
                                             "message_key": pa.array(list(shape_keys.values()), pa.string())}))
     try:
-        con.execute(_EVENTS_SQL, {"ingest_id": ingest_id})
+        # kept as Arrow, not a DuckDB table: materialising it compressed every row group once more
+        events = con.sql(_EVENTS_SQL, params={"ingest_id": ingest_id}).to_arrow_table()
     finally:
         con.unregister("cl_shape_keys")
     if segment_rows:
-        _insert_segment_events(con, segment_rows, event_keys, ingest_id)
-    return masked_of, bad
+        events = pa.concat_tables([events, _segment_events(con, segment_rows, event_keys, ingest_id, events.schema)])
+    return events, masked_of, bad
 
 
 def _first(item):
@@ -398,7 +417,7 @@ def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
     return rows
 
 
-def _insert_segment_events(con, rows: list[tuple], keys: list[str], ingest_id: int) -> None:
+def _segment_events(con, rows: list[tuple], keys: list[str], ingest_id: int, schema: pa.Schema) -> pa.Table:
     cols = list(zip(*rows))
     table = pa.table({
         "file_idx": pa.array(cols[0], pa.int32()), "line_no": pa.array(cols[1], pa.int64()),
@@ -410,12 +429,11 @@ def _insert_segment_events(con, rows: list[tuple], keys: list[str], ingest_id: i
     })
     con.register("cl_segment_events", table)
     try:
-        con.execute("""
-            INSERT INTO batch
-            SELECT f.run_id, f.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP), e.stream, e.level,
-                   e.kind, e.message_key, e.message, e.text, CAST(? AS INTEGER),
-                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no
-            FROM cl_segment_events e JOIN cl_files f USING (file_idx)""", [ingest_id])
+        return con.sql("""
+            SELECT f.run_id, f.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP) AS ts, e.stream,
+                   e.level, e.kind, e.message_key, e.message, e.text, CAST(? AS INTEGER) AS ingest_id,
+                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no AS seq
+            FROM cl_segment_events e JOIN cl_files f USING (file_idx)""", params=[ingest_id]).to_arrow_table().cast(schema)
     finally:
         con.unregister("cl_segment_events")
 

@@ -178,11 +178,16 @@ def write_batch(con, ingest_id: int, masked_of: dict[str, str]) -> None:
                        "masked": pa.array(list(masked_of.values()), pa.string())})
     con.register("batch_masked", masked)
     try:
-        con.execute("""
-            INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
-                                message, text, ingest_id)
-            SELECT run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key, message, text,
-                   ingest_id FROM batch""")
+        # events need no order (queries sort): let DuckDB compress and write row groups in parallel
+        con.execute("SET preserve_insertion_order = false")
+        try:
+            con.execute("""
+                INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
+                                    message, text, ingest_id)
+                SELECT run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key, message, text,
+                       ingest_id FROM batch""")
+        finally:
+            con.execute("RESET preserve_insertion_order")
         con.execute("""
             INSERT INTO messages
             SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
@@ -540,10 +545,13 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
                      masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
                      ahead: MaskAhead | None = None) -> list[columnar.Planned]:
     """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id, ahead)
+    events, masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id,
+                                                      ahead)
     columnar.drop_temp(con)
     bad_set = set(bad)
     good = [p for i, p in enumerate(batch) if i not in bad_set]
+    con.execute("DROP TABLE IF EXISTS batch")
+    con.register("batch", events)
     con.execute("BEGIN")
     try:
         write_batch(con, ingest_id, masked_of)
@@ -565,6 +573,7 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
         con.execute("ROLLBACK")
         raise
     finally:
+        con.unregister("batch")
         for p in batch:
             p.data = b""
     return [batch[i] for i in bad]

@@ -87,6 +87,7 @@ class MaskCache:
     def __init__(self, max_size: int = 500_000) -> None:
         self.max_size = max_size
         self._by_collapsed: dict[bytes, tuple[str, str]] = {}
+        self.generation = 0   # bumped when cleared: keys remembered elsewhere are stale then
 
     def missing(self, messages: Iterable[str]) -> list[str]:
         """Messages whose digit-collapsed form is not cached yet (to mask ahead, e.g. elsewhere)."""
@@ -106,6 +107,7 @@ class MaskCache:
         cache = self._by_collapsed
         if len(cache) > self.max_size:
             cache.clear()
+            self.generation += 1
         keys: list[str] = []
         masked_of: dict[str, str] = {}
         for msg in messages:
