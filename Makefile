@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 DB      ?= data/logml.duckdb
 STAMP   := $(VENV)/.installed
 
-.PHONY: demo test lint setup bench capture clean sample train repro
+.PHONY: demo test lint setup bench profile capture clean sample train repro
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,6 +29,13 @@ test: $(STAMP) lint repro
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
+
+# where ingest spends its time on the 1M-line bench corpus (run `make bench` first to build it)
+profile: $(STAMP)
+	rm -f bench/out/profile.duckdb*
+	$(BIN)/pyinstrument -r text -o bench/out/ingest-profile.txt -c \
+	  "from pipeline.ingest import ingest; print(ingest('bench/out/corpus-1000000', 'bench/out/profile.duckdb').line('bench'))"
+	head -60 bench/out/ingest-profile.txt
 
 capture: $(STAMP)
 	$(BIN)/python scenarios/capture.py

@@ -1,18 +1,18 @@
 """Ingest throughput vs plain Drain3, in one run, on a simulated corpus.
 
     .venv/bin/python bench/ingest.py [--lines 1000000] [--keep]
+    .venv/bin/python bench/ingest.py --lines 1000000,10000000,30000000     # the scaling curve
 
 1. simulates a fleet big enough for --lines physical lines (cached under bench/out/),
 2. runs `logml ingest` on it in a child process (fresh warehouse) and reads its peak RSS,
 3. runs plain Drain3 (`TemplateMiner.add_log_message` per message, no masking, default
    settings) over the same header-stripped messages the ingest stored,
-and prints lines/s for both and their ratio.
+and prints lines/s for both, their ratio and the ingest's peak RSS (per size: a scaling curve).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -48,54 +48,78 @@ def ingest_child(source: Path, db: Path) -> dict:
         "import json,resource,sys;from pipeline.ingest import ingest;"
         f"s=ingest({str(source)!r},{str(db)!r});"
         "d=s.as_dict();d['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024;"
+        "d['helper_rss_mb']=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024;"
         "print(json.dumps(d))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def plain_drain3(messages: list[str]) -> float:
+def plain_drain3(db: Path) -> tuple[int, float]:
+    """Plain Drain3 (default config, no masking, add_log_message per message) over the messages the
+    ingest stored, in log order, streamed from the warehouse (memory stays flat at 30M lines)."""
+    import duckdb
     from drain3 import TemplateMiner
     from drain3.template_miner_config import TemplateMinerConfig
     config = TemplateMinerConfig()
     config.profiling_enabled = False
     miner = TemplateMiner(config=config)
-    started = time.perf_counter()
-    for msg in messages:
-        miner.add_log_message(msg)
-    return time.perf_counter() - started
+    n, spent = 0, 0.0
+    with duckdb.connect(str(db), read_only=True) as con:
+        result = con.execute("SELECT message FROM events ORDER BY file_id, line_no")
+        while rows := result.fetchmany(100_000):
+            started = time.perf_counter()
+            for (msg,) in rows:
+                miner.add_log_message(msg)
+            spent += time.perf_counter() - started
+            n += len(rows)
+    return n, spent
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--keep", action="store_true", help="keep the warehouse")
-    args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
-    OUT.mkdir(parents=True, exist_ok=True)
+def bench(lines: int, keep: bool) -> dict:
     t0 = time.perf_counter()
-    source = corpus(args.lines)
+    source = corpus(lines)
     gen_s = time.perf_counter() - t0
     db = OUT / "bench.duckdb"
     for suffix in ("", ".wal"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     summary = ingest_child(source, db)
-    import duckdb
-    with duckdb.connect(str(db), read_only=True) as con:
-        messages = [m for (m,) in con.execute("SELECT message FROM events ORDER BY file_id, line_no").fetchall()]
-    drain_s = plain_drain3(messages)
+    n_messages, drain_s = plain_drain3(db)
     ingest_rate = summary["lines"] / summary["seconds"]
-    drain_rate = len(messages) / drain_s
-    print(f"corpus: {summary['runs']} runs, {summary['lines']:,} lines ({gen_s:.1f} s to simulate or load)")
+    drain_rate = n_messages / drain_s
+    print(f"corpus: {summary['runs']} runs, {summary['lines']:,} lines, "
+          f"{sum(f.stat().st_size for f in source.rglob('*') if f.is_file()) / 1e6:,.0f} MB "
+          f"({gen_s:.1f} s to simulate or load)")
     print(f"logml ingest : {summary['lines']:>12,} lines in {summary['seconds']:7.2f} s = {ingest_rate:>11,.0f} lines/s "
-          f"(events {summary['events']:,}, templates {summary['templates']}, peak RSS {summary['peak_rss_mb']:.0f} MB)")
-    print(f"plain Drain3 : {len(messages):>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
+          f"(events {summary['events']:,}, templates {summary['templates']}, "
+          f"{summary['files_columnar']}/{summary['files_read']} files columnar, peak RSS {summary['peak_rss_mb']:.0f} MB "
+          f"+ mask helper {summary['helper_rss_mb']:.0f} MB)")
+    print(f"plain Drain3 : {n_messages:>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
           f"(add_log_message per message, no masking)")
-    print(f"ratio        : {ingest_rate / drain_rate:.1f}x  (ingest lines/s over Drain3 messages/s)")
-    print(f"this process peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    if not args.keep:
+    print(f"ratio        : {ingest_rate / drain_rate:.2f}x  (ingest lines/s over Drain3 messages/s)")
+    if not keep:
         for suffix in ("", ".wal"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return {"lines": summary["lines"], "seconds": summary["seconds"], "lines_per_s": ingest_rate,
+            "drain3_msgs_per_s": drain_rate, "ratio": ingest_rate / drain_rate, "peak_rss_mb": summary["peak_rss_mb"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", default="1000000",
+                        help="corpus size in lines; a comma-separated list gives a scaling curve (1000000,10000000,30000000)")
+    parser.add_argument("--keep", action="store_true", help="keep the warehouse of the last size")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    OUT.mkdir(parents=True, exist_ok=True)
+    sizes = [int(x) for x in args.lines.split(",")]
+    results = [bench(n, args.keep) for n in sizes]
+    if len(results) > 1:
+        print("\nscaling curve:")
+        print(f"{'lines':>12} {'seconds':>8} {'lines/s':>10} {'Drain3 msg/s':>12} {'ratio':>6} {'peak RSS MB':>11}")
+        for r in results:
+            print(f"{r['lines']:>12,} {r['seconds']:>8.1f} {r['lines_per_s']:>10,.0f} {r['drain3_msgs_per_s']:>12,.0f} "
+                  f"{r['ratio']:>6.2f} {r['peak_rss_mb']:>11.0f}")
 
 
 if __name__ == "__main__":

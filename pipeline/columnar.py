@@ -46,7 +46,9 @@ class Planned:
     lines_read: int
     file_id: str | None = None   # None: a new file, named from its head once read
     state: dict | None = None    # the manifest fields of ingest.plan_file
-    data: bytes = b""
+    data: bytes = b""            # what is new (dropped once decoded)
+    new_bytes: int = 0
+    new_lines: int = 0
 
 
 @dataclass
@@ -109,7 +111,7 @@ def load(planned: Planned, cap: int) -> bool:
         return False
     if len(data) > cap and max(map(len, data.split(b"\n"))) > cap:
         return False
-    planned.data = data
+    planned.data, planned.new_bytes, planned.new_lines = data, len(data), data.count(b"\n")
     return True
 
 

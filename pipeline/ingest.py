@@ -370,11 +370,6 @@ def read_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, chunk_l
                       "size_bytes": size}, pending_problems, final_lines)
 
 
-def _read_file_list(run, logfile, manifest_rows, chunk_lines) -> list[FilePart]:
-    """One Dask task: a whole file's parts (workers keep their own mask cache)."""
-    return list(read_file(run, logfile, manifest_rows, chunk_lines, _worker_masks()))
-
-
 _WORKER_MASKS: MaskCache | None = None
 
 
@@ -397,33 +392,46 @@ def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) ->
         summary.files_read += 1
 
 
-def _read_files(batch, chunk_lines) -> list[list[FilePart]]:
-    """One Dask task: several files (one task per file costs more in scheduling than tiny logs do)."""
-    return [_read_file_list(run, logfile, rows, chunk_lines) for run, logfile, rows in batch]
+def _dask_items(group, params) -> list[tuple]:
+    """One Dask task: _work_items over a group of files, on a worker. Line-by-line files come back
+    read ("parts"), batches decoded (their raw bytes stay on the worker); the client normalizes and
+    commits them in order, exactly as the local engine does."""
+    manifest = {run.run_id: rows for run, _, rows in group}
+    chunk_lines = int(params["ingest"]["chunk_lines"])
+    out = []
+    for kind, *item in _work_items([(run, lf) for run, lf, _ in group], manifest, params):
+        if kind == "file":
+            run, logfile = item
+            parts = list(read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, _worker_masks()))
+            out.append(("parts", run, logfile, parts))
+        else:
+            if kind == "batch":
+                for p in item[0]:
+                    p.data = b""
+            out.append((kind, *item))
+    return out
 
 
-def _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on_file,
-                    files_per_task: int = 64, in_flight: int = 8) -> None:
+def _ingest_on_dask(files, manifest, params, consume, scheduler, files_per_task: int = 64,
+                    in_flight: int = 8) -> None:
     from dask.distributed import Client, LocalCluster
     cluster = None if scheduler else LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                                   dashboard_address=None)
-    batches = [[(run, lf, manifest.get(run.run_id, ())) for run, lf in files[i:i + files_per_task]]
-               for i in range(0, len(files), files_per_task)]
+    groups = [[(run, lf, manifest.get(run.run_id, ())) for run, lf in files[i:i + files_per_task]]
+              for i in range(0, len(files), files_per_task)]
     with Client(scheduler or cluster) as client:
         try:
             futures: dict[int, object] = {}
-            # A bounded window of tasks in flight keeps the workers' finished results (and so
-            # memory) bounded; parts are committed in batch order = the local engine's order.
-            for i, batch in enumerate(batches):
-                for j in range(i, min(i + in_flight, len(batches))):
-                    if j not in futures:
-                        futures[j] = client.submit(_read_files, batches[j], chunk_lines, pure=False)
-                results = futures.pop(i).result()
-                for (run, logfile, _), parts in zip(batch, results):
-                    if on_file:
-                        on_file(run, logfile)
-                    for part in parts:
-                        _commit_part(writer, part, summary)
+
+            def results():
+                # A bounded window of tasks in flight keeps the workers' finished results (and so
+                # memory) bounded; items are consumed in file order = the local engine's order.
+                for i in range(len(groups)):
+                    for j in range(i, min(i + in_flight, len(groups))):
+                        if j not in futures:
+                            futures[j] = client.submit(_dask_items, groups[j], params, pure=False)
+                    yield from futures.pop(i).result()
+            consume(results())
         finally:
             if cluster is not None:
                 cluster.close()
@@ -508,10 +516,9 @@ def _prefetched(items, depth: int = 1):
             thread.join(0.05)
 
 
-def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file) -> None:
-    """Well-formed files go through the columnar path in batches, read one batch ahead in a thread;
-    the rest (partial lines, bad bytes, broken gzip, huge files) line by line, reporting what is
-    wrong with them."""
+def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file):
+    """The one writer: takes work items (see _work_items; "parts" are files a Dask worker read line
+    by line) in file order and commits them."""
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes, ahead = MaskCache(), columnar.ShapeCache(), MaskAhead()
 
@@ -519,26 +526,31 @@ def _ingest_local(con, files, manifest, params, writer: BatchWriter, summary: In
         for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
             _commit_part(writer, part, summary)
 
-    try:
-        for kind, *item in _prefetched(_work_items(files, manifest, params)):
-            if kind == "batch":
-                batch, lines = item
+    def consume(items) -> None:
+        try:
+            for kind, *item in items:
+                if kind == "batch":
+                    batch, lines = item
+                    if on_file:
+                        for p in batch:
+                            on_file(p.run, p.logfile)
+                    for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
+                                              summary, ahead):
+                        line_by_line(p.run, p.logfile)
+                    continue
+                run, logfile = item[:2]
                 if on_file:
-                    for p in batch:
-                        on_file(p.run, p.logfile)
-                for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
-                                          summary, ahead):
-                    line_by_line(p.run, p.logfile)
-                continue
-            run, logfile = item
-            if on_file:
-                on_file(run, logfile)
-            if kind == "skip":
-                summary.files_skipped += 1
-            else:
-                line_by_line(run, logfile)
-    finally:
-        ahead.close()
+                    on_file(run, logfile)
+                if kind == "skip":
+                    summary.files_skipped += 1
+                elif kind == "parts":
+                    for part in item[2]:
+                        _commit_part(writer, part, summary)
+                else:
+                    line_by_line(run, logfile)
+        finally:
+            ahead.close()
+    return consume
 
 
 def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
@@ -558,10 +570,10 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
         counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
         rows = []
         for p in good:
-            n = p.data.count(b"\n")
+            n = p.new_lines
             status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
             rows.append({**p.state, "file_id": p.file_id, "run_id": p.run.run_id,
-                         "offset_bytes": p.offset + len(p.data), "lines_read": p.lines_read + n,
+                         "offset_bytes": p.offset + p.new_bytes, "lines_read": p.lines_read + n,
                          "events": counts.get(p.file_id, 0), "status": status, "size_bytes": size_of(p.logfile)})
             summary.lines += n
             summary.files_read += 1
@@ -669,10 +681,11 @@ def ingest(source: str, db: str, params: dict | None = None,
         writer = BatchWriter(con, ingest_id, flush_events=chunk_lines)
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
+        consume = _consumer(con, manifest, params, writer, summary, on_file)
         if engine == "dask":
-            _ingest_on_dask(files, manifest, chunk_lines, writer, summary, scheduler, on_file)
-        else:
-            _ingest_local(con, files, manifest, params, writer, summary, on_file)
+            _ingest_on_dask(files, manifest, params, consume, scheduler)
+        else:  # well-formed files are read and decoded one batch ahead, in a thread
+            consume(_prefetched(_work_items(files, manifest, params)))
         writer.flush()
         summary.new_templates = mine_new_messages(con, ingest_id, params)
         con.execute("CHECKPOINT")
