@@ -520,7 +520,8 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     """The one writer: takes work items (see _work_items; "parts" are files a Dask worker read line
     by line) in file order and commits them."""
     chunk_lines = int(params["ingest"]["chunk_lines"])
-    masks, shapes, ahead = MaskCache(), columnar.ShapeCache(), MaskAhead()
+    masks, shapes = MaskCache(), columnar.ShapeCache()
+    ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 2000)))
 
     def line_by_line(run, logfile):
         for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):

@@ -146,6 +146,12 @@ def test_edge_cases_same_warehouse_on_both_paths(tmp_path):
     assert {"truncated_gzip", "nul_bytes", "invalid_utf8", "cri_partial_unterminated"} <= set(col[1].problem_reasons)
 
 
+def test_masks_computed_ahead_in_a_helper_process_change_nothing(tmp_path):
+    root = make_fleet(tmp_path / "fleet", runs=9, lines=150, seed=4)
+    col, line = both_paths(root, tmp_path, mask_ahead_min=1)  # every batch masked in the helper
+    assert_same(col, line)
+
+
 def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=9)
     col, line = both_paths(root, tmp_path, batch_bytes=5000)
