@@ -136,16 +136,19 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
 
 
 def _facts_sql() -> str:
-    """Per run, the first value (in log order) of each fact Paddle printed, from temp table batch."""
-    def one(name: str) -> str:
-        needle, pattern = FACTS[name]
-        value = f"rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.')"
-        if name == "compute_capability":  # old Paddle prints "61" for 6.1
-            value = f"(SELECT CASE WHEN length(v) = 2 AND NOT contains(v, '.') THEN v[1] || '.' || v[2] ELSE v END FROM (SELECT {value} AS v))"
-        return f"""SELECT run_id, '{name}' AS fact, arg_min(v, seq) AS v FROM (
-                       SELECT run_id, seq, {value} AS v FROM batch WHERE contains(message, '{needle}'))
-                   WHERE v <> '' GROUP BY run_id"""
-    return " UNION ALL ".join(one(name) for name in FACTS)
+    """Per run and fact, the first value (in log order) Paddle printed, from temp table batch: one
+    scan picks the candidate lines, a regex per fact runs on those only."""
+    needles = " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
+    hits = " UNION ALL ".join(
+        f"SELECT run_id, seq, '{name}' AS fact, rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.') AS v "
+        f"FROM candidates WHERE contains(message, '{needle}')" for name, (needle, pattern) in FACTS.items())
+    # old Paddle prints a compute capability "61" for 6.1
+    return f"""
+        WITH candidates AS (SELECT run_id, seq, message FROM batch WHERE {needles}),
+             hits AS ({hits})
+        SELECT run_id, fact, CASE WHEN fact = 'compute_capability' AND length(v) = 2 AND NOT contains(v, '.')
+                                  THEN v[1] || '.' || v[2] ELSE v END AS v
+        FROM (SELECT run_id, fact, arg_min(v, seq) AS v FROM hits WHERE v <> '' GROUP BY run_id, fact)"""
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",

@@ -9,6 +9,7 @@ import random
 import re
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pytest
 from conftest import make_fleet, snapshot
@@ -57,6 +58,8 @@ DUMP = ["--------------------------------------", "C++ Traceback (most recent ca
         "  [TimeInfo: *** Aborted at 1795990106 (unix time) try \"date -d @1795990106\" ***]"]
 MIXED = [
     "I1231 23:59:58.123456 12345 trainer.cc:42] year-less GLOG header in December",
+    "W1231 23:59:58.5 12 gpu_resources.cc:61] Please NOTE: device: 0, GPU Compute Capability: 61, "
+    "Driver API Version: 11.2, Runtime API Version: 10.2",
     "W0101 00:00:01.5 77 x.cc:9] and in January",
     "[12/31 23:59:59] ppdet.engine INFO: Epoch: [0] [ 10/100] loss: 1.5",
     "[2026/12/31 10:00:00] ppocr WARNING: slow data loader 12.5 s",
@@ -143,6 +146,11 @@ def test_edge_cases_same_warehouse_on_both_paths(tmp_path):
     assert_same(col, line)
     # the well-formed files did go the columnar way, the malformed ones were handed back
     assert col[1].files_columnar == 4  # docker, its rotated gzip, a CRI pod, a plain log
+    # facts Paddle prints about itself, the first one per run, "61" read as compute capability 6.1
+    with duckdb.connect(str(tmp_path / "columnar.duckdb"), read_only=True) as con:
+        facts = con.execute("SELECT driver_api, runtime_api, compute_capability FROM runs "
+                            "WHERE run_id LIKE '%' || ? ", ["ab" * 32]).fetchall()
+    assert facts == [("11.2", "10.2", "6.1")]
     assert {"truncated_gzip", "nul_bytes", "invalid_utf8", "cri_partial_unterminated"} <= set(col[1].problem_reasons)
 
 
