@@ -48,7 +48,6 @@ def ingest_child(source: Path, db: Path) -> dict:
         "import json,resource,sys;from pipeline.ingest import ingest;"
         f"s=ingest({str(source)!r},{str(db)!r});"
         "d=s.as_dict();d['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024;"
-        "d['helper_rss_mb']=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024;"
         "print(json.dumps(d))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT)
@@ -92,8 +91,7 @@ def bench(lines: int, keep: bool) -> dict:
           f"({gen_s:.1f} s to simulate or load)")
     print(f"logml ingest : {summary['lines']:>12,} lines in {summary['seconds']:7.2f} s = {ingest_rate:>11,.0f} lines/s "
           f"(events {summary['events']:,}, templates {summary['templates']}, "
-          f"{summary['files_columnar']}/{summary['files_read']} files columnar, peak RSS {summary['peak_rss_mb']:.0f} MB "
-          f"+ mask helper {summary['helper_rss_mb']:.0f} MB)")
+          f"{summary['files_columnar']}/{summary['files_read']} files columnar, peak RSS {summary['peak_rss_mb']:.0f} MB)")
     print(f"plain Drain3 : {n_messages:>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
           f"(add_log_message per message, no masking)")
     print(f"ratio        : {ingest_rate / drain_rate:.2f}x  (ingest lines/s over Drain3 messages/s)")

@@ -6,18 +6,21 @@ work in C++ on every core: envelope decoding (docker JSON, CRI), header strippin
 message keys, events. Python only sees what is rare:
 
 - *Shapes.* Two lines that differ only in their digit values are parsed at the same positions
-  (normalize.line_shape). DuckDB collapses each line's digits and hashes it; Python parses one
-  representative per new shape (~1.5% of lines on a fleet, fewer as the cache warms) into
-  positions, a level and a message key, and DuckDB applies them to every line of the shape.
+  (normalize.line_shape). Digits are collapsed on the Arrow buffer and DuckDB hashes each line's
+  shape; Python parses one representative per new shape (~1.5% of lines on a fleet, fewer as the
+  cache warms) into positions and a level, and DuckDB applies them to every line of the shape.
 - *Blocks.* A line that may open a multi-line block (a traceback, a Paddle error dump, a GLOG
   fatal), or that needs cleaning (ANSI escapes, carriage returns), starts a *segment*: it and the
   following lines of its stream up to the next line with a log header (which always closes a
   block). Segments go through the Normalizer itself, so blocks are grouped exactly as there.
+- *Message keys* are looked up in log order, over shape representatives and segment events
+  together, as the line-by-line path meets them (the mask cache keeps a message's first raw form).
 
-Only files the fast path reads exactly like sources.read_chunks go here: uncompressed, newline-
-terminated, valid UTF-8 without NUL bytes, no line over the cap, docker entries complete (no 16 KB
-partials), CRI lines all `F`. Anything else (and any file DuckDB finds malformed) goes back to the
-line-by-line path, which reports problems; tests check both paths build identical warehouses.
+Only files this path reads exactly like sources.read_chunks come here: uncompressed or whole
+gzip, newline-terminated, valid UTF-8 without NUL bytes, no line over the cap, docker entries
+complete (no 16 KB partials), CRI lines all `F`. Anything else (and any file DuckDB finds
+malformed) goes back to the line-by-line path, which reports problems; tests check that both
+paths build identical warehouses.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from pipeline.normalize import DATE_MD, SHAPE_FIELDS, LineChunk, Normalizer, lin
 
 FMT_CODES = {"docker": 0, "cri": 1, "plain": 2}
 MAX_FILE_BYTES = 64 << 20   # bigger files stream through the line-by-line path (bounded memory)
-BATCH_BYTES = 96 << 20      # raw bytes per batch: bounds memory, amortises the per-query cost
+BATCH_BYTES = 64 << 20      # raw bytes per batch: bounds memory, amortises the per-query cost
 
 
 @dataclass
@@ -265,6 +268,8 @@ def decode(files: list[Planned]) -> pa.Table:
     with duckdb.connect(config={"memory_limit": "512MB"}) as con:
         con.register("cl_raw", raw_lines(files))
         lines = con.sql(_ENVELOPE_SQL).to_arrow_table()
+    for p in files:  # decoded: the raw bytes are not needed any more (memory stays bounded)
+        p.data = b""
     # shape of a line: its body with every digit collapsed (see normalize.line_shape)
     return lines.append_column("shape", collapse_digits(lines.column("body")))
 
@@ -283,6 +288,7 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
                        SELECT * EXCLUDE (shape, bad), hash(shape) AS shape_id FROM cl_lines_arrow""")
     finally:
         con.unregister("cl_lines_arrow")
+    lines = lines.select(["file_idx", "stream", "line_no", "env_ts", "body"])  # frees the shapes
     # one representative per shape: its first line, so that message keys are looked up in log
     # order, as the line-by-line path does (the mask cache keeps the first raw form it sees)
     reps = con.execute("""
