@@ -592,7 +592,20 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
         con.unregister("batch")
         for p in batch:
             p.data = b""
+        _trim_memory()
     return [batch[i] for i in bad]
+
+
+def _trim_memory() -> None:
+    """Hand freed batch memory back to the OS (Arrow's mimalloc and glibc keep it otherwise, and
+    the peak RSS crept up with the corpus size: 2.8 GB at 30M lines)."""
+    import pyarrow as pa
+    pa.default_memory_pool().release_unused()
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _count_problems(summary: IngestSummary, problems: list[sources.Problem]) -> None:
