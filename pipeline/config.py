@@ -17,7 +17,7 @@ DEFAULTS: dict = {
         "reports": "reports",
     },
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 64 << 20,
-               "duckdb_memory": "512MB", "checkpoint_every": "256MB", "mask_ahead_min": 2000},
+               "duckdb_memory": "512MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000},
     "model": {},
     "train": {"splits": 4, "seed": 0},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},

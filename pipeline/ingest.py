@@ -524,7 +524,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     by line) in file order and commits them."""
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes = MaskCache(), columnar.ShapeCache()
-    ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 2000)))
+    ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
 
     def line_by_line(run, logfile):
         for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):

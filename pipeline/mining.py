@@ -207,7 +207,7 @@ class MaskAhead:
     """Masks messages in a helper process while the caller goes on (DuckDB work, no GIL): the first
     sight of ~15k distinct messages per million lines costs more than a second of regexes."""
 
-    def __init__(self, min_batch: int = 2000) -> None:
+    def __init__(self, min_batch: int = 10000) -> None:
         self.min_batch = min_batch
         self.pool = None
 
