@@ -25,7 +25,7 @@ paths build identical warehouses.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -52,12 +52,6 @@ class Planned:
     data: bytes = b""            # what is new (dropped once decoded)
     new_bytes: int = 0
     new_lines: int = 0
-
-
-@dataclass
-class Batch:
-    files: list[Planned] = field(default_factory=list)
-    nbytes: int = 0
 
 
 def eligible(logfile: sources.LogFile) -> bool:

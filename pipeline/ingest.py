@@ -248,19 +248,13 @@ class BatchWriter:
     def flush(self) -> None:
         if not (self.parts or self.files or self.problems):
             return
-        con = self.con
-        con.execute("BEGIN")
-        try:
+        with store.transaction(self.con) as con:
             if self.parts:
                 self._stage(self._columns())
                 write_batch(con, self.ingest_id, self.masked)
             if self.problems:
                 con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
             upsert_files(con, list(self.files.values()), self.ingest_id)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         self.parts, self.files, self.problems, self.masked, self.buffered = [], {}, [], {}, 0
 
     def _columns(self) -> dict[str, list]:
@@ -568,26 +562,22 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
     good = [p for i, p in enumerate(batch) if i not in bad_set]
     con.execute("DROP TABLE IF EXISTS batch")
     con.register("batch", events)
-    con.execute("BEGIN")
     try:
-        write_batch(con, ingest_id, masked_of)
-        counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
-        rows = []
-        for p in good:
-            n = p.new_lines
-            status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
-            rows.append({**p.state, "file_id": p.file_id, "run_id": p.run.run_id,
-                         "offset_bytes": p.offset + p.new_bytes, "lines_read": p.lines_read + n,
-                         "events": counts.get(p.file_id, 0), "status": status, "size_bytes": size_of(p.logfile)})
-            summary.lines += n
-            summary.files_read += 1
-            summary.files_columnar += 1
+        with store.transaction(con):
+            write_batch(con, ingest_id, masked_of)
+            counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
+            rows = []
+            for p in good:
+                status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
+                rows.append({**p.state, "file_id": p.file_id, "run_id": p.run.run_id,
+                             "offset_bytes": p.offset + p.new_bytes, "lines_read": p.lines_read + p.new_lines,
+                             "events": counts.get(p.file_id, 0), "status": status,
+                             "size_bytes": size_of(p.logfile)})
+            upsert_files(con, rows, ingest_id)
+        summary.lines += sum(p.new_lines for p in good)
+        summary.files_read += len(good)
+        summary.files_columnar += len(good)
         summary.events += sum(counts.values())
-        upsert_files(con, rows, ingest_id)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     finally:
         con.unregister("batch")
         for p in batch:
@@ -632,28 +622,24 @@ def mine_new_messages(con, ingest_id: int, params: dict) -> int:
     templates = pd.DataFrame([asdict(t) for t in miner.templates()],
                              columns=["template_key", "cluster_id", "template", "initial_template"])
     assigned = pd.DataFrame({"message_key": [k for k, _ in new], "template_key": keys})
-    con.execute("BEGIN")
+    con.register("assigned", assigned)
+    con.register("mined", templates)
     try:
-        con.register("assigned", assigned)
-        con.register("mined", templates)
-        con.execute("""UPDATE messages SET template_key = a.template_key FROM assigned a
-                       WHERE messages.message_key = a.message_key""")
-        con.execute("""
-            INSERT INTO templates (template_key, cluster_id, template, initial_template, first_ingest)
-            SELECT template_key, cluster_id, template, initial_template, ? FROM mined
-            ON CONFLICT (template_key) DO UPDATE SET template = excluded.template""", [ingest_id])
-        con.execute("""
-            UPDATE templates SET count = s.count, n_messages = s.n_messages, first_seen = s.first_seen,
-                                 last_seen = s.last_seen, example = s.example
-            FROM (SELECT template_key, sum(count) AS count, count(*) AS n_messages,
-                         min(first_seen) AS first_seen, max(last_seen) AS last_seen,
-                         min(example) AS example
-                  FROM messages GROUP BY template_key) s
-            WHERE templates.template_key = s.template_key""")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        with store.transaction(con):
+            con.execute("""UPDATE messages SET template_key = a.template_key FROM assigned a
+                           WHERE messages.message_key = a.message_key""")
+            con.execute("""
+                INSERT INTO templates (template_key, cluster_id, template, initial_template, first_ingest)
+                SELECT template_key, cluster_id, template, initial_template, ? FROM mined
+                ON CONFLICT (template_key) DO UPDATE SET template = excluded.template""", [ingest_id])
+            con.execute("""
+                UPDATE templates SET count = s.count, n_messages = s.n_messages, first_seen = s.first_seen,
+                                     last_seen = s.last_seen, example = s.example
+                FROM (SELECT template_key, sum(count) AS count, count(*) AS n_messages,
+                             min(first_seen) AS first_seen, max(last_seen) AS last_seen,
+                             min(example) AS example
+                      FROM messages GROUP BY template_key) s
+                WHERE templates.template_key = s.template_key""")
     finally:
         con.unregister("assigned")
         con.unregister("mined")

@@ -97,15 +97,26 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(rows[0][0]) if rows else 0
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection):
+    """BEGIN ... COMMIT, or ROLLBACK on any error (a kill -9 leaves the last commit)."""
+    con.execute("BEGIN")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
     current = schema_version(con)
     if current > SCHEMA_VERSION:
         raise RuntimeError(f"warehouse schema {current} is newer than this logml ({SCHEMA_VERSION})")
     for version in range(current, SCHEMA_VERSION):
-        con.execute("BEGIN")
-        con.execute(MIGRATIONS[version])
-        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(version + 1)])
-        con.execute("COMMIT")
+        with transaction(con):
+            con.execute(MIGRATIONS[version])
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(version + 1)])
     return SCHEMA_VERSION
 
 
