@@ -3,10 +3,10 @@
 Contract:
   load_taxonomy() -> Taxonomy          # cached; read with importlib.resources (works when installed)
   Taxonomy.ids                         # tuple of ids in taxonomy order
-  Taxonomy.version                     # e.g. "2026.11"
+  Taxonomy.version                     # e.g. "2026.12"
   Taxonomy.remedy(id) / .title(id)     # KeyError for an unknown id
   Taxonomy.is_failure(id)              # False only for no_failure
-  Taxonomy.is_environment(id)          # True for the environment faults (not no_failure / unknown)
+  Taxonomy.is_environment(id)          # True for the environment faults (not code_error / no_failure / unknown)
 """
 from __future__ import annotations
 

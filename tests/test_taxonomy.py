@@ -62,7 +62,9 @@ def test_failure_and_environment_flags():
     assert not tax.is_environment("unknown")
     for cid in ("api_incompatible", "python_dependency_conflict", "file_not_found", "cuda_driver_too_old"):
         assert tax.is_environment(cid)
-    assert set(tax.environment_ids) == set(tax.ids) - {"no_failure", "unknown"}
+    # code_error is a failure, but the job's own: routed to its owner, never ranked as an environment fault
+    assert tax.is_failure("code_error") and not tax.is_environment("code_error")
+    assert set(tax.environment_ids) == set(tax.ids) - {"code_error", "no_failure", "unknown"}
     assert "no_failure" not in tax.failure_ids and "unknown" in tax.failure_ids
 
 
