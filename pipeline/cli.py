@@ -174,6 +174,18 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
     print(f"simulated {summary.runs} runs, {summary.lines:,} lines into {out}")
 
 
+@app.command("render-real")
+def render_real(out: Path = typer.Option(..., help="output folder (storage layout + labels.csv)"),
+                cases: Optional[Path] = typer.Option(None, help="folder of issue_log_shapes.jsonl + split.csv "
+                                                                "(default: <paths.labeled>/real)"),
+                variants: int = typer.Option(3, help="renderings per case (0 = the plain paste)")):
+    """Render the real issue-thread cases into logs (masks filled, healthy output, envelopes)."""
+    from pipeline.realcases import load_cases, render
+    folder = cases or Path(_params()["paths"]["labeled"]) / "real"
+    labels = render(out, load_cases(folder), variants=tuple(range(variants)))
+    print(f"rendered {labels['scenario'].nunique()} real cases as {len(labels)} runs into {out}")
+
+
 @app.command()
 def train(db: Optional[str] = typer.Option(None, help="warehouse holding the labeled runs' logs"),
           labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
@@ -196,13 +208,18 @@ def train(db: Optional[str] = typer.Option(None, help="warehouse holding the lab
 
 def _print_strategies(metrics: dict) -> None:
     import pandas as pd
-    rows = [{"predictor": name, "macro_f1": round(r["macro_f1"], 4), "accuracy": round(r["accuracy"], 4),
-             "top2": round(r.get("top2_accuracy", r["accuracy"]), 4),
-             "acc_where_rules_miss": None if r.get("accuracy_where_rules_miss") is None
-             else round(r["accuracy_where_rules_miss"], 4), "threshold": r.get("threshold")}
-            for name, r in metrics["strategies"].items() if isinstance(r, dict)]
-    _print_frame(pd.DataFrame(rows), False, f"{metrics.get('model_version', '')}: chosen {metrics['strategy']} "
-                                            f"(threshold {metrics['threshold']}), {metrics['n_runs']} runs")
+    rows = []
+    for scheme in ("real_cv", "real_test", "simulated_cv", "captured_cv", "sim_to_real", "captured_transfer",
+                   "evaluated"):
+        for mode, r in (metrics.get(scheme) or {}).items():
+            cal = r.get("calibration") or {}
+            rows.append({"scheme": scheme, "predictor": mode, "n": r["n"], "accuracy": r["accuracy"],
+                         "macro_f1": r["macro_f1"], "hard": r.get("hard_accuracy"),
+                         "acc@0.8": cal.get("accuracy_at_0.8"), "cov@0.8": cal.get("coverage_at_0.8"),
+                         "ece": cal.get("ece"), "non-env blamed": r.get("non_environment_blamed_on_environment")})
+    floor = (metrics.get("combiner") or {}).get("floor")
+    _print_frame(pd.DataFrame(rows), False, f"{metrics.get('model_version', '')}: open-set floor {floor}, "
+                                            f"{metrics['n_runs']} runs")
 
 
 @app.command()
@@ -216,8 +233,8 @@ def evaluate(labels: list[str] = typer.Option(None, help="label CSVs or folders 
     metrics = model.evaluate(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"])
     if metrics_out:
         Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)
-        Path(metrics_out).write_text(json.dumps(model.compact_metrics({**metrics, "strategy": "combined"}),
-                                                indent=2, sort_keys=True))
+        from pipeline.evaluation import compact
+        Path(metrics_out).write_text(json.dumps(compact(metrics["evaluated"]), indent=2, sort_keys=True))
     if as_json:
         print(json.dumps(metrics))
         return

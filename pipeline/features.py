@@ -1,16 +1,24 @@
-"""Per-run features: the failure-relevant text of a run, its rule hits and its exit facts.
+"""Per-run features: the failure-relevant text of a run, its last error, its context, its rule hits.
 
-A run becomes one small record (`RunFeatures`): the lines that can explain a failure (errors,
-tracebacks, summary blocks, warnings that name a cause, and the last lines before the run
-ended), the ids of the rules that fired, and tokens for exit code / OOMKilled. The model turns
-these into TF-IDF n-grams; keeping the record plain (no pandas) lets `logml predict` build it
-without importing pandas or scikit-learn.
+A run becomes one small record (`RunFeatures`):
+  doc      the lines that can explain a failure (errors, tracebacks, summary blocks, warnings that
+           name a cause, and the last lines before the run ended)
+  focus    the error the run died of: the last error event (its exception line, its innermost
+           frames) and the log's last lines, so the final error weighs more than earlier warnings
+  context  tokens for what disambiguates look-alike errors: the Paddle generation, the deployment
+           kind (training, Paddle Inference, Paddle-Lite, serving, a source build), whether a GPU or a
+           driver was seen at all, the shape of the failure, where the failing frame lives (the job's
+           own files, Paddle, a third-party package), the exception class
+  rules    ids of the rules that fired
+  meta     exit code / OOMKilled tokens
+The model turns these into TF-IDF n-grams and one-hot tokens; keeping the record plain (no pandas)
+lets `logml predict` build it without importing pandas or scikit-learn.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -30,6 +38,13 @@ class RunFeatures:
     rules: str              # ids of the rules that fired, space-separated ("" when none)
     meta: str               # exit/OOM tokens, e.g. "exit_137 oom_killed"
     evidence_lines: list[int]
+    focus: str = ""         # the last error event and the last lines
+    context: str = ""       # context tokens, e.g. "gen_fluid deploy_infer gpu_seen frame_user exc_keyerror"
+    focus_lines: list[int] = field(default_factory=list)   # line numbers of the focus events
+
+    def record(self) -> dict[str, str]:
+        """The text columns the classifier reads (model.frame builds the same for training)."""
+        return {"doc": self.doc, "focus": self.focus, "context": self.context, "rules": self.rules, "meta": self.meta}
 
 
 def meta_tokens(meta: Mapping | None) -> str:
@@ -67,7 +82,7 @@ def relevant_indices(levels: Sequence, kinds: Sequence, messages: Sequence[str],
 
 def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequence[str] = ()) -> RunFeatures:
     """events: a DataFrame or a mapping of column -> sequence with line_no, level, kind, message, text."""
-    messages = list(events["message"])
+    messages = [m if isinstance(m, str) else "" for m in events["message"]]
     texts = [t if isinstance(t, str) else m for t, m in zip(list(events["text"]), messages)]
     keep = relevant_indices(list(events["level"]), list(events["kind"]), messages)
     parts, size = [], 0
@@ -78,5 +93,163 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
         parts.append(text)
         size += len(text) + 1
     line_nos = list(events["line_no"])
+    levels, kinds = list(events["level"]), list(events["kind"])
+    focus, context, focus_lines = focus_and_context(levels, kinds, messages, texts, line_nos, keep, meta)
     return RunFeatures(doc="\n".join(reversed(parts)), rules=" ".join(rule_hits), meta=meta_tokens(meta),
-                       evidence_lines=[int(line_nos[i]) for i in keep])
+                       evidence_lines=[int(line_nos[i]) for i in keep], focus=focus, context=context,
+                       focus_lines=focus_lines)
+
+
+# ----------------------------------------------------------------------------- context and focus
+
+# Context facts: (token, pattern searched over the run's relevant text). Families, not cases: each
+# names a kind of environment or failure shape that changes what an error line means.
+CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
+    # Paddle generation
+    ("gen_v1", r"Util\.cpp:\d+\] commandline|GradientMachine|paddle_trainer|paddle_pserver|hl_\w+\.(?:cc|cuh)|"
+               r"LightNetwork\.cpp|paddle\.v2\b"),
+    ("gen_fluid", r"paddle\.fluid|paddle/fluid/|EnforceNotMet|PaddlePaddle Call Stacks|Enforce failed|"
+                  r"PaddleCheckError|core_avx|\bfluid\.|C\+\+ Call Stacks"),
+    ("gen_2x", r"Error Message Summary|\[Hint: |phi::|paddle/phi/|C\+\+ Traceback|\((?:InvalidArgument|NotFound|"
+               r"PreconditionNotMet|ResourceExhausted|External|Unavailable|Unimplemented|Fatal|OutOfRange|"
+               r"AlreadyExists|PermissionDenied)\)"),
+    ("gen_3x", r"pir_interpreter|\bpir\b|paddle/base/|\.json\b.*(?:model|program)|PIR|_pir_ops|paddlex|"
+               r"paddleocr/_pipelines"),
+    # deployment kind
+    ("deploy_lite", r"Paddle-?Lite|paddle_lite|naive_buffer|\.nb\b|MobileConfig|paddle_light_api|"
+                    r"version of opt|cxx_api\.cc|light_api|model_parser\.cc|RuntimeProgram|NDK|android|"
+                    r"arm(?:v7|v8|64)|\bA/libc"),
+    ("deploy_infer", r"analysis_predictor|AnalysisConfig|AnalysisPredictor|paddle_infer|create_predictor|"
+                     r"CreatePaddlePredictor|NativePaddlePredictor|paddle_inference|inference\.pdmodel|"
+                     r"EnableGpu|ZeroCopy|zero_copy|fastdeploy|Paddle2ONNX|TensorRT|predict_system|"
+                     r"predictor\.run|infer\.py|load_inference_model"),
+    ("deploy_serving", r"paddle_serving|web_service|PipelineServer|uvicorn|gunicorn|HTTP/1\.[01]\"|"
+                       r"POST /|serving_server"),
+    ("deploy_build", r"Building CXX object|\bcmake\b|\[\s*\d+%\] (?:Building|Linking|Built)|cc1plus|"
+                     r"make\[\d+\]|setup\.py (?:build|install)|gcc: |g\+\+: "),
+    ("deploy_distributed", r"paddle\.distributed|fleet|launch_utils|LAUNCH INFO|init_parallel_env|"
+                           r"NCCL|nccl|gloo|BKCL|pserver|trainer_id|PADDLE_TRAINER|workerlog|brpc|grpc"),
+    ("deploy_notebook", r"ipython-input|In \[\d+\]:|^>>> |Traceback \(most recent call last\)<|<stdin>"),
+    ("os_windows", r"[A-Z]:\\\\|\.dll\b|\.pyd\b|Windows|Anaconda3\\\\|\\\\site-packages"),
+    ("os_mac", r"Mac OS|darwin|DYLD_|\bM1\b|arm64-apple"),
+    # devices the run saw
+    ("gpu_seen", r"GPU Compute Capability|CUDA Capability|cuDNN Version|Place\(gpu|CUDAPlace\(\d|NVIDIA-SMI|"
+                 r"GPU \d+: |gpu:\d|Found \d+ GPUs?|works well on \d+ GPU"),
+    ("driver_seen", r"Driver API Version|Driver Version|CUDA Version|Nvidia driver version"),
+    ("no_gpu", r"no CUDA-capable device|no GPU found|not compiled with CUDA|CPU device will be used|"
+               r"compiled without CUDA|GPU count is: 0|GetCUDADeviceCount\(\):0|no NVIDIA driver|"
+               r"NVIDIA Driver was not detected|is_compiled_with_cuda\(\)\s*(?:False|->\s*False)|"
+               r"cpu version|paddlepaddle cpu|Please compile with gpu"),
+    ("cpu_run", r"use_gpu\s*[=:]\s*(?:0|False|false)|--device[= ]cpu|device\s*[=:]\s*'?cpu|CPUPlace|"
+                r"set_device\('cpu'\)|on CPU|CPU only|only CPU"),
+    ("xpu_npu", r"\bXPU\b|\bxpu\b|BKCL|Kunlun|\bNPU\b|\bnpu\b|Ascend|custom_device|\bMLU\b|\bDCU\b|ROCm|hip"),
+    # failure shape
+    ("signal_seen", r"SIGSEGV|SIGABRT|SIGBUS|SIGFPE|SIGILL|Segmentation fault|Aborted|core dumped|"
+                    r"Illegal instruction|Bus error|Fatal signal|signal \d+"),
+    ("glog_fatal", r"^F\d{4} |Check failed|\*\*\* Check failure stack trace"),
+    ("warn_only", r"^W\d{4} |WARNING|UserWarning|DeprecationWarning"),
+    ("dataloader", r"DataLoader|dataloader|reader thread|use_shared_memory|num_workers|worker \(pid"),
+    ("loading_model", r"load_inference_model|paddle\.load|jit\.load|set_state_dict|set_dict|load_params|"
+                      r"from_pretrained|pretrained|\.pdparams|\.pdmodel|__model__|model_dir|\.pdiparams"),
+    ("saving_model", r"paddle\.save|jit\.save|save_inference_model|save_model|save_checkpoint|fluid\.save"),
+    ("import_time", r"^\s*import |in <module>\s*$|from \.\w+ import|__init__\.py\", line \d+, in <module>"),
+    ("install_check", r"run_check|install_check|Running verify|Running Verify"),
+    ("cjk", r"[\u4e00-\u9fff]"),
+)
+_CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
+_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
+_IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)
+_SITE = re.compile(r"(?:site|dist)-packages[\\/]+([\w.-]+)")
+_EXC = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|NotMet|Warning|Exit|Interrupt)|MemoryError|KeyError|"
+                  r"StopIteration)\b(?=[:\s]|$)", re.M)
+_PADDLE_ERR = re.compile(r"\((InvalidArgument|NotFound|PreconditionNotMet|ResourceExhausted|External|Unavailable|"
+                         r"Unimplemented|Fatal|OutOfRange|AlreadyExists|PermissionDenied|ExecutionTimeout|"
+                         r"Unauthenticated)\)|\b(InvalidArgument|NotFound|PreconditionNotMet|ResourceExhausted|"
+                         r"External|Unavailable|Unimplemented|Fatal|OutOfRange|PermissionDenied)Error\b")
+_STDLIB = ("/lib/python", "\\lib\\", "threading.py", "multiprocessing", "<frozen", "runpy.py", "socket.py",
+           "subprocess.py", "<string>", "<stdin>", "<__array_function__")
+ERRORISH = re.compile(r"(?i)error|exception|traceback|fatal|failed|failure|killed|abort|segmentation|core dumped|"
+                      r"cannot|can't|could not|unable|not found|no such|does not exist|refused|timed? ?out|"
+                      r"not supported|insufficient|错误|失败|异常|无法")
+FOCUS_CHARS = 1500
+CONTEXT_SCAN = 200   # the first events of a run: banners, device lines, the command line
+
+
+def frame_location(path: str) -> str:
+    """Where a traceback frame lives: paddle | thirdparty | stdlib | user."""
+    p = path.replace("\\", "/")
+    m = _SITE.search(path)
+    if m:
+        return "paddle" if m.group(1).split(".")[0].lower() in ("paddle", "paddlepaddle") else "thirdparty"
+    if "/paddle/" in p and ("/fluid/" in p or "/base/" in p or "/phi/" in p or "/framework/" in p):
+        return "paddle"
+    if any(s in p for s in _STDLIB):
+        return "stdlib"
+    return "user"
+
+
+def _frames(text: str) -> list[str]:
+    frames = _FRAME.findall(text)
+    return frames if frames else _IPY_FRAME.findall(text)
+
+
+def _is_error_event(level, kind, message: str) -> bool:
+    if kind != "line" or level in ("ERROR", "FATAL"):
+        return True
+    return level != "WARNING" and ERRORISH.search(message or "") is not None
+
+
+def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str], texts: Sequence[str],
+                      line_nos: Sequence, keep: Sequence[int], meta: Mapping | None = None) -> tuple[str, str, list[int]]:
+    """The run's last error (focus text, its line numbers) and its context tokens."""
+    n = len(messages)
+    last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
+    focus_idx = sorted({*(range(max(0, n - 3), n)), *(() if last_err is None else (last_err,))})
+    parts = []
+    for i in focus_idx:
+        text = texts[i] or messages[i] or ""
+        if kinds[i] == "py_traceback":   # the exception and the innermost frames say most
+            frames = _frames(text)
+            text = "\n".join([*frames[-3:], messages[i] or ""])
+        parts.append(text[-FOCUS_CHARS:])
+    focus = "\n".join(parts)[-2 * FOCUS_CHARS:]
+
+    scan = sorted(set(keep) | set(range(min(n, CONTEXT_SCAN))))
+    blob = "\n".join((texts[i] or messages[i] or "")[:4000] for i in scan)
+    tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
+    tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
+    if n <= 3:
+        tokens.append("tiny_log")
+    elif n <= 15:
+        tokens.append("short_log")
+    # the failing frame: the innermost frame of the last traceback
+    tb = next((i for i in reversed(keep) if kinds[i] == "py_traceback" or _frames(texts[i] or "")), None)
+    if tb is not None:
+        frames = _frames(texts[tb] or "")
+        if frames:
+            where = [frame_location(f) for f in frames]
+            tokens.append(f"frame_{where[-1]}")
+            if "paddle" not in where:
+                tokens.append("no_paddle_frame")
+            pkg = _SITE.search(frames[-1])
+            if pkg and where[-1] == "thirdparty":
+                tokens.append("framepkg_" + re.sub(r"\W", "_", pkg.group(1).split("-")[0].lower()))
+        tail = (texts[n - 1] or messages[n - 1] or "").rstrip().splitlines()
+        last_line = tail[-1] if tail else ""
+        if re.match(r'\s*File "', last_line) or (kinds[n - 1] == "py_traceback" and not _EXC.search(messages[n - 1] or "")):
+            tokens.append("tb_truncated")   # the paste stops inside the traceback
+    if last_err is not None:
+        m = _EXC.search(texts[last_err] or messages[last_err] or "")
+        msg = messages[last_err] or ""
+        m = _EXC.search(msg) or m
+        if m:
+            tokens.append("exc_" + m.group(1).lower())
+        pe = _PADDLE_ERR.search(texts[last_err] or msg)
+        if pe:
+            tokens.append("perr_" + (pe.group(1) or pe.group(2)).lower())
+    code = (meta or {}).get("exit_code")
+    if (meta or {}).get("oom_killed") is True:
+        tokens.append("ctx_oom_killed")
+    if code is not None and code == code and int(code) == 0 and last_err is not None:
+        tokens.append("error_survived")
+    return focus, " ".join(tokens), [int(line_nos[i]) for i in focus_idx]

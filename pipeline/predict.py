@@ -9,13 +9,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.combine import Combiner
 from pipeline.features import RELEVANT, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
-from pipeline.rules import RuleSet, RuleVerdict
+from pipeline.rules import RuleSet, RuleVerdict, run_failed
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
-STRATEGIES = ("rules_only", "model_only", "rule_first", "model_first", "hybrid")
+MODES = ("rules_only", "model_only", "combined")
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Verdict:
     alternatives: list[dict] = field(default_factory=list)
     evidence_lines: list[int] = field(default_factory=list)   # failure-relevant lines, log order
     rule_evidence: list[dict] = field(default_factory=list)   # the deciding rule's matches
+    focus_lines: list[int] = field(default_factory=list)      # the run's last error
 
 
 def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
@@ -36,56 +38,51 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
     return [(classes[i], float(proba[i])) for i in order]
 
 
-def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, strategy: str,
-            threshold: float, rule_confidence: float = 0.9) -> Verdict:
+def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
+            combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
-    rule_first: a firing rule decides, the model covers what no rule catches.
-    model_first: the model decides (rule hits are among its features).
-    hybrid: the model decides unless a rule fires and the model is unsure (< threshold of its own).
-    Open set: a model-decided verdict below `threshold` becomes `unknown`.
+    rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
+                for one that did.
+    model_only: the model's top class (its raw probability as the confidence).
+    combined:   the calibrated ``Combiner`` over both; below its floor the verdict is ``unknown``.
     """
-    top = ranked(classes, proba) if classes is not None else []
-    model_cat, model_conf = (top[0] if top else (None, None))
-    alternatives = [{"category": c, "confidence": round(p, 4)} for c, p in top[:4]]
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
-    base = dict(rule_id=rule_id, model_category=model_cat, model_confidence=model_conf, alternatives=alternatives)
-
-    def from_rule() -> Verdict:
-        p = dict(top).get(rule_cat, 0.0)
-        source = "hybrid" if model_cat == rule_cat else "rule"
-        return Verdict(rule_cat, max(rule_confidence, p), source, **base)
-
-    def from_model() -> Verdict:
-        if model_conf < threshold:
-            return Verdict(UNKNOWN, model_conf, "model", **base)
-        return Verdict(model_cat, model_conf, "hybrid" if model_cat == rule_cat else "model", **base)
-
-    if strategy == "rules_only" or not top:
+    if mode == "rules_only" or classes is None:
+        top = [(rule_cat, rule_confidence)] if rule_cat else []
+        base = dict(rule_id=rule_id, model_category=None, model_confidence=None,
+                    alternatives=[{"category": c, "confidence": p} for c, p in top])
         if rule_cat:
             return Verdict(rule_cat, rule_confidence, "rule", **base)
-        return Verdict("no_failure", 0.5, "rule", **base)
-    if strategy == "model_only" or strategy == "model_first":
-        return from_model()
-    if strategy == "rule_first":
-        return from_rule() if rule_cat else from_model()
-    if strategy == "hybrid":
-        if rule_cat and (model_cat == rule_cat or model_conf < max(threshold, 0.8)):
-            return from_rule()
-        return from_model()
-    raise ValueError(f"unknown strategy {strategy!r}")
+        return Verdict(UNKNOWN if failed else "no_failure", 0.5, "rule", **base)
+    model_top = ranked(classes, proba)
+    model_cat, model_conf = model_top[0]
+    if mode == "model_only":
+        alts = [{"category": c, "confidence": round(p, 4)} for c, p in model_top[:4]]
+        return Verdict(model_cat, model_conf, "model", rule_id, model_cat, model_conf, alts)
+    if mode != "combined":
+        raise ValueError(f"unknown mode {mode!r}")
+    combiner = combiner or Combiner(list(classes))
+    final = ranked(classes, combiner.proba(proba, rule_cat, verdict.priority if verdict else None))
+    cat, conf = final[0]
+    alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
+    source = "hybrid" if rule_cat == cat == model_cat else ("rule" if rule_cat == cat else "model")
+    if conf < combiner.floor or cat == UNKNOWN:
+        # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
+        alts = [a for a in alts if a["category"] != UNKNOWN][:3]
+        return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
+    return Verdict(cat, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
 
 
 class Predictor:
-    """Everything `predict` needs, loaded once from models/."""
+    """Everything `predict` needs, loaded once from a models folder."""
 
     def __init__(self, models_dir: str | Path, rules: RuleSet | None = None):
         self.models_dir = Path(models_dir)
         self.model = LeanModel.load(self.models_dir)
         meta = self.model.meta
-        self.strategy = meta.get("strategy", "rule_first")
-        self.threshold = float(meta.get("threshold", 0.4))
+        self.combiner = Combiner.from_dict(self.model.classes, meta.get("combiner"))
         self.model_version = meta.get("model_version", "unversioned")
         self.rules = rules or RuleSet.load()
         rows = json.loads((self.models_dir / "templates.json").read_text())
@@ -93,13 +90,14 @@ class Predictor:
         self.taxonomy = load_taxonomy()
 
     def diagnose(self, events, meta: dict | None = None) -> Verdict:
-        rule_verdict = self.rules.match(events, meta) if len(events) else None
+        rule_verdict = self.rules.match(events, meta) if len(events) or meta else None
         feats = run_features(events, meta, rule_verdict.hits if rule_verdict else ())
-        proba = self.model.predict_proba({"doc": feats.doc, "rules": feats.rules, "meta": feats.meta})
-        verdict = combine(rule_verdict, self.model.classes, proba, self.strategy, self.threshold)
+        proba = self.model.predict_proba(feats.record())
+        verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
+                          failed=run_failed(events, meta))
         verdict.evidence_lines = feats.evidence_lines
-        if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id and \
-                verdict.category == rule_verdict.category:
+        verdict.focus_lines = feats.focus_lines
+        if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:
             verdict.rule_evidence = rule_verdict.evidence
         return verdict
 

@@ -75,17 +75,19 @@ def load_cases(folder: str | Path) -> list[RealCase]:
 
 
 # ----------------------------------------------------------------------------------- filling masks
+# Neutral values only: a filled directory must not name a library, a device or a deployment kind,
+# or the rendering would plant signatures the paste did not have.
 
 _CPP_DIRS = ("/paddle/paddle/fluid/operators/", "/paddle/paddle/phi/kernels/gpu/", "/paddle/paddle/fluid/platform/",
              "/paddle/paddle/fluid/framework/", "/paddle/paddle/phi/backends/gpu/cuda/",
-             "/home/teamcity/work/ef54dc8a5b211854/paddle/fluid/operators/", "/paddle/paddle/fluid/inference/api/",
-             "/paddle/paddle/phi/core/", "/workspace/Paddle-Lite/lite/core/", "C:\\home\\workspace\\Paddle\\paddle\\fluid\\platform\\")
+             "/home/teamcity/work/ef54dc8a5b211854/paddle/fluid/operators/", "/paddle/paddle/fluid/memory/",
+             "/paddle/paddle/phi/core/", "/home/work/build/paddle/src/", "C:\\home\\workspace\\Paddle\\paddle\\fluid\\platform\\")
 _PY_DIRS = ("/home/aistudio/work/", "/workspace/PaddleOCR/ppocr/data/", "/root/PaddleDetection/ppdet/engine/",
             "/home/user/projects/seg/", "/data/code/train/", "/opt/app/", "D:\\projects\\ocr\\",
             "/usr/lib/python3.8/", "/home/work/.local/bin/", "/mnt/train/PaddleNLP/model_zoo/")
 _DATA_DIRS = ("/home/aistudio/data/", "./inference/", "/workspace/output/", "/data/models/ch_PP-OCRv4_det_infer/",
               "/mnt/datasets/coco/", "./output/rec/", "D:\\data\\models\\", "/usr/lib/x86_64-linux-gnu/",
-              "/usr/local/cuda/lib64/")
+              "/home/user/work/")
 _SITES = ("/usr/local/lib/python3.8/site-packages/", "/opt/conda/lib/python3.10/site-packages/",
           "/home/aistudio/.local/lib/python3.7/site-packages/", "/usr/local/lib/python3.9/dist-packages/",
           "/root/miniconda3/envs/paddle/lib/python3.11/site-packages/", "/usr/lib/python3/dist-packages/")

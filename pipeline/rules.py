@@ -635,7 +635,7 @@ class RuleSet:
                 fired.append(_Hit(r, -1, None, f"container metadata: {desc}"))
 
         if any(h.rule.needs_failure for h in fired):
-            failed = any(not h.rule.needs_failure for h in fired) or _run_failed(events, meta)
+            failed = any(not h.rule.needs_failure for h in fired) or run_failed(events, meta)
             if not failed:
                 fired = [h for h in fired if not h.rule.needs_failure]
         return fired
@@ -763,7 +763,7 @@ def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
     return {"line": fr.line_no(pos) + off, "text": _clip(line), "rule": best.rule.id}
 
 
-def _run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
+def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
     if meta:
         if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
             return True

@@ -1,0 +1,281 @@
+"""How well the diagnosis holds, measured the way it will be judged: on real cases it never saw.
+
+The labeled runs come from three sources: real cases from issue threads (rendered by
+``pipeline.realcases``; a fixed quarter of the threads is the set-aside test), the genuine captured
+runs, and the simulated fleet. ``run_protocol`` measures, each for rules-only, model-only and the
+combined verdict:
+
+  real_cv        grouped CV on the real cases outside the test (folds by thread), scoring the plain
+                 paste (rendering variant 0); the model trains on every other source in each fold
+  real_test      the set-aside real threads, with a model trained on everything else
+  simulated_cv   the same CV, scored on the simulated runs (folds by host)
+  captured_cv    the same CV, scored on the genuine captured runs (folds by scenario)
+  sim_to_real    trained on simulated runs only, scored on every real case: the simulator's gap
+  captured_transfer  trained on everything but the captured runs, scored on them
+
+and, for the combined verdict, calibration: a reliability table, the expected calibration error,
+accuracy at confidence >= 0.8 with its coverage, the share of wrong answers per predicted class.
+The combiner (``pipeline.combine``) is fitted on out-of-fold predictions and cross-fitted by fold, so
+the real-CV figures never score a fold with a calibration that saw it; the open-set floor is chosen
+on the real CV, never on the test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline import combine as C
+from pipeline.model import Dataset, ModelParams, fit_pipeline, frame, sample_weights
+from pipeline.predict import MODES, Verdict, combine
+from pipeline.taxonomy import UNKNOWN, load_taxonomy
+
+HIGH = 0.8
+# how much each kind of out-of-fold row counts when the combiner is fitted (shares of the total):
+# real pastes are what the calibration must hold on
+CALIBRATION_SHARES = {"real_v0": 1.0, "real_rendered": 0.5, "captured": 0.3, "simulated": 0.3}
+FLOORS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+@dataclass
+class Probas:
+    classes: list[str]
+    rules: np.ndarray         # model with rule features
+    no_rules: np.ndarray      # model without them (model-only)
+
+
+def _aligned(pipe, X, classes: list[str]) -> np.ndarray:
+    proba = pipe.predict_proba(X)
+    out = np.zeros((len(X), len(classes)))
+    for j, c in enumerate(pipe.named_steps["clf"].classes_):
+        out[:, classes.index(c)] = proba[:, j]
+    return out
+
+
+def _fit_predict(ds: Dataset, p: ModelParams, train_idx: np.ndarray, test_idx: np.ndarray, classes: list[str],
+                 use_rules: bool) -> np.ndarray:
+    X = frame(ds.features)
+    labels = ds.labels.iloc[train_idx]
+    pipe = fit_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}), X.iloc[train_idx],
+                        ds.y[train_idx], sample_weights(labels, p))
+    return _aligned(pipe, X.iloc[test_idx], classes)
+
+
+def fit_predict(ds: Dataset, p: ModelParams, train: np.ndarray, test: np.ndarray, classes: list[str]) -> Probas:
+    from joblib import Parallel, delayed
+    tr, te = np.flatnonzero(train), np.flatnonzero(test)
+    both = Parallel(n_jobs=p.n_jobs)(delayed(_fit_predict)(ds, p, tr, te, classes, r) for r in (True, False))
+    return Probas(classes, both[0], both[1])
+
+
+def cross_validate(ds: Dataset, p: ModelParams, pool: np.ndarray, n_splits: int, seed: int):
+    """Out-of-fold probabilities over the pool under a split grouped by thread / host / scenario."""
+    import warnings
+
+    from joblib import Parallel, delayed
+    from sklearn.model_selection import StratifiedGroupKFold
+    classes = sorted(set(ds.y))
+    idx = np.flatnonzero(pool)
+    groups = ds.labels["group"].to_numpy()[idx]
+    n_splits = max(2, min(n_splits, len(set(groups))))
+    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rare classes missing from some folds are expected
+        splits = [(idx[a], idx[b]) for a, b in splitter.split(idx, ds.y[idx], groups)]
+    tasks = [(k, r) for k in range(len(splits)) for r in (True, False)]
+    fitted = Parallel(n_jobs=p.n_jobs)(delayed(_fit_predict)(ds, p, splits[k][0], splits[k][1], classes, r)
+                                       for k, r in tasks)
+    probas = Probas(classes, np.zeros((len(ds.y), len(classes))), np.zeros((len(ds.y), len(classes))))
+    folds = np.full(len(ds.y), -1)
+    for (k, r), proba in zip(tasks, fitted):
+        folds[splits[k][1]] = k
+        (probas.rules if r else probas.no_rules)[splits[k][1]] = proba
+    return probas, folds
+
+
+# ----------------------------------------------------------------------------- combining
+
+
+def _kind(ds: Dataset) -> np.ndarray:
+    src = ds.labels["source"].to_numpy()
+    v0 = (ds.labels["variant"] == "0").to_numpy()
+    return np.where(src == "real", np.where(v0, "real_v0", "real_rendered"), np.where(src == "captured",
+                                                                                       "captured", "simulated"))
+
+
+def _calibration_weights(kinds: np.ndarray) -> np.ndarray:
+    w = np.zeros(len(kinds))
+    for kind, share in CALIBRATION_SHARES.items():
+        m = kinds == kind
+        if m.any():
+            w[m] = share / m.sum()
+    return w
+
+
+def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray) -> C.Combiner:
+    kinds = _kind(ds)[rows]
+    return C.fit(probas.rules[rows], [v.category if v else None for v in np.asarray(ds.verdicts, dtype=object)[rows]],
+                 [v.priority if v else None for v in np.asarray(ds.verdicts, dtype=object)[rows]],
+                 list(ds.y[rows]), probas.classes, _calibration_weights(kinds))
+
+
+def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray) -> np.ndarray:
+    """Combined probabilities per pooled row, each from a combiner fitted on the other folds."""
+    out = np.zeros_like(probas.rules)
+    for k in sorted(set(folds[folds >= 0])):
+        comb = fit_combiner(ds, probas, np.flatnonzero((folds >= 0) & (folds != k)))
+        for i in np.flatnonzero(folds == k):
+            v = ds.verdicts[i]
+            out[i] = comb.proba(probas.rules[i], v.category if v else None, v.priority if v else None)
+    return out
+
+
+def choose_floor(proba: np.ndarray, classes: list[str], y: np.ndarray, wrong_cost: float) -> float:
+    """The open-set floor that maximises (right answers - wrong_cost * wrong answers); an `unknown`
+    scores 0. With calibrated probabilities the optimum is near wrong_cost / (1 + wrong_cost)."""
+    top = proba.argmax(axis=1)
+    conf = proba.max(axis=1)
+    right = np.array([classes[t] == c for t, c in zip(top, y)])
+
+    def utility(floor: float) -> float:
+        answered = conf >= floor
+        return float((right & answered).sum() - wrong_cost * (~right & answered).sum())
+
+    return max(FLOORS, key=lambda f: (utility(f), -f))
+
+
+def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner | None = None,
+             combined: np.ndarray | None = None) -> dict[str, list[Verdict]]:
+    """Verdicts of every mode for the given rows (``combined``: precomputed combined probabilities,
+    e.g. cross-fitted, used instead of ``combiner``)."""
+    out: dict[str, list[Verdict]] = {m: [] for m in MODES}
+    classes = probas.classes
+    for i in rows:
+        v = ds.verdicts[i]
+        out["rules_only"].append(combine(v, None, None, "rules_only", failed=bool(ds.failed[i])))
+        out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
+        if combined is not None:
+            fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
+            out["combined"].append(combine(None, classes, combined[i], "combined", fixed))
+        else:
+            out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner))
+    return out
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def calibration(conf: np.ndarray, correct: np.ndarray, bins: int = 10) -> dict:
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    table, ece = [], 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        m = (conf >= lo) & ((conf < hi) if hi < 1.0 else (conf <= hi))
+        if not m.any():
+            continue
+        acc, mean = float(correct[m].mean()), float(conf[m].mean())
+        table.append({"bin": f"{lo:.1f}-{hi:.1f}", "n": int(m.sum()), "confidence": round(mean, 4),
+                      "accuracy": round(acc, 4)})
+        ece += m.mean() * abs(acc - mean)
+    high = conf >= HIGH
+    return {"ece": round(float(ece), 4), "reliability": table,
+            "accuracy_at_0.8": round(float(correct[high].mean()), 4) if high.any() else None,
+            "coverage_at_0.8": round(float(high.mean()), 4)}
+
+
+def score(y: np.ndarray, pred: np.ndarray, difficulty: np.ndarray | None = None) -> dict:
+    from sklearn.metrics import f1_score, precision_recall_fscore_support
+    tax = load_taxonomy()
+    labels = sorted(set(y) | set(pred))
+    prec, rec, f1, support = precision_recall_fscore_support(y, pred, labels=labels, zero_division=0)
+    right = pred == y
+    not_env = np.array([not tax.is_environment(c) for c in y])
+    blamed = not_env & np.array([tax.is_environment(c) for c in pred])
+    wrong = ~right
+    out = {
+        "n": int(len(y)), "accuracy": round(float(right.mean()), 4) if len(y) else None,
+        "macro_f1": round(float(f1_score(y, pred, labels=sorted(set(y)), average="macro", zero_division=0)), 4),
+        "per_class": {c: {"precision": round(float(pr), 4), "recall": round(float(r), 4), "f1": round(float(f), 4),
+                          "support": int(s)} for c, pr, r, f, s in zip(labels, prec, rec, f1, support)},
+        "non_environment_blamed_on_environment": round(float(blamed.sum() / not_env.sum()), 4) if not_env.any() else None,
+        "wrong_share_by_predicted": {c: round(float((wrong & (pred == c)).sum() / wrong.sum()), 4)
+                                     for c in sorted(set(pred[wrong]))} if wrong.any() else {},
+        "unknown_rate": round(float((pred == UNKNOWN).mean()), 4),
+    }
+    if difficulty is not None and (difficulty == "hard").any():
+        out["hard_accuracy"] = round(float(right[difficulty == "hard"].mean()), 4)
+    return out
+
+
+def summarize(ds: Dataset, rows: np.ndarray, by_mode: dict[str, list[Verdict]]) -> dict:
+    y = ds.y[rows]
+    diff = ds.labels["difficulty"].to_numpy()[rows]
+    out = {}
+    for mode, vs in by_mode.items():
+        pred = np.array([v.category for v in vs])
+        s = score(y, pred, diff if (diff != "").any() else None)
+        s["calibration"] = calibration(np.array([v.confidence for v in vs]), pred == y)
+        s["_y"], s["_pred"] = y.tolist(), pred.tolist()   # for the confusion matrix; not written out
+        out[mode] = s
+    return out
+
+
+def public(report):
+    """The report without its private keys (the raw labels and predictions)."""
+    if isinstance(report, dict):
+        return {k: public(v) for k, v in report.items() if not str(k).startswith("_")}
+    return report
+
+
+def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_cost: float = 0.5) -> tuple[dict, C.Combiner]:
+    """Every evaluation above; returns (report, the combiner fitted on all out-of-fold rows)."""
+    real, sim, cap = ds.mask("real"), ds.mask("simulated"), ds.mask("captured")
+    test = real & ds.mask(split="test")
+    v0 = ds.mask(variant="0")
+    pool = ~test
+    probas, folds = cross_validate(ds, p, pool, n_splits, seed)
+    classes = probas.classes
+    crossfit = cross_fitted_combined(ds, probas, folds)
+    dev_rows = np.flatnonzero(real & ~test & v0)
+    floor = choose_floor(crossfit[dev_rows], classes, ds.y[dev_rows], wrong_cost) if len(dev_rows) else 0.0
+    combiner = fit_combiner(ds, probas, np.flatnonzero(pool))
+    combiner.floor = floor
+    cross = C.Combiner(classes, floor=floor)   # carries the floor for the cross-fitted probabilities
+    report: dict = {"classes": classes, "n_splits": int(folds.max() + 1), "combiner": combiner.to_dict(),
+                    "wrong_cost": wrong_cost}
+    for name, mask in (("real_cv", real & ~test & v0), ("simulated_cv", sim), ("captured_cv", cap)):
+        rows = np.flatnonzero(mask)
+        if len(rows):
+            report[name] = summarize(ds, rows, verdicts(ds, rows, probas, cross, crossfit))
+    schemes = (("real_test", pool, test & v0), ("sim_to_real", sim, real & v0),
+               ("captured_transfer", ~cap & ~test, cap))
+    for name, train, scored in schemes:
+        if scored.any() and len(set(ds.y[train])) >= 2:
+            fitted = fit_predict(ds, p, train, scored, classes)
+            rows = np.flatnonzero(scored)
+            full = Probas(classes, np.zeros((len(ds.y), len(classes))), np.zeros((len(ds.y), len(classes))))
+            full.rules[rows], full.no_rules[rows] = fitted.rules, fitted.no_rules
+            report[name] = summarize(ds, rows, verdicts(ds, rows, full, combiner))
+    return report, combiner
+
+
+def compact(by_mode: dict) -> dict:
+    """Per mode, the accuracy family (and the calibration headline for the combined verdict)."""
+    keys = ("accuracy", "macro_f1", "hard_accuracy", "non_environment_blamed_on_environment", "unknown_rate")
+    out = {}
+    for mode, s in by_mode.items():
+        row = {k: s[k] for k in keys if s.get(k) is not None}
+        if mode == "combined":
+            cal = s["calibration"]
+            row.update({"ece": cal["ece"], "accuracy_at_0.8": cal["accuracy_at_0.8"],
+                        "coverage_at_0.8": cal["coverage_at_0.8"]})
+        out[mode] = row
+    return out
+
+
+def headline(report: dict) -> dict:
+    """The figures `dvc metrics show` prints, per scheme and mode."""
+    out: dict = {scheme: compact(report[scheme]) for scheme in
+                 ("real_cv", "real_test", "simulated_cv", "captured_cv", "sim_to_real", "captured_transfer")
+                 if scheme in report}
+    out["floor"] = report["combiner"]["floor"]
+    return out
