@@ -59,15 +59,29 @@ log = logging.getLogger(__name__)
 
 FAILURE_KINDS = frozenset({"py_traceback", "cpp_traceback", "error_summary"})
 FAILURE_LEVELS = frozenset({"FATAL"})
+TAIL_FOR_FAILURE = 3
+SUCCESS_TAIL = 5
+_SUCCEEDED = re.compile(
+    r"installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
+    r"(?:is )?(?:finished|completed|done)|训练完成|Exit code:? 0\b|exit code 0\b|Pod completed|"
+    r"Successfully (?:saved|exported|installed)|done, time cost", re.IGNORECASE)
+_PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
+# an exception line, a process killed or crashed, an error said in so many words
+_ENDS_FAILED = re.compile(
+    r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"
+    r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|"
+    r"\b(?:failed|cannot|can't|could not|unable to|not found|does not exist|no such file|not supported|"
+    r"not registered|refused)\b", re.IGNORECASE)
 NON_RULE_CATEGORIES = frozenset({"no_failure", "unknown"})
 MAX_EVIDENCE = 5
 EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
-    "tail", "needs_failure", "meta", "case_sensitive", "examples", "counter_examples",
-    "description",
+    "tail", "needs_failure", "unless_succeeded", "frame", "meta", "case_sensitive", "examples",
+    "counter_examples", "description",
 }
+FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
 _VAR_RE = re.compile(r"\$\{(\w+)\}")
 _ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _CACHE_MAX = 20_000
@@ -113,6 +127,8 @@ class Rule:
     unless: tuple[str, ...] = ()
     tail: int | None = None
     needs_failure: bool = False
+    unless_succeeded: bool = False
+    frame: tuple[str, ...] = ()
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     case_sensitive: bool = False
     examples: tuple[Any, ...] = ()
@@ -148,6 +164,8 @@ class Rule:
         for r in self.req_rx:
             if not r.search(value):
                 return None
+        if self.frame and innermost_frame(value) not in self.frame:
+            return None
         return m
 
     def meta_ok(self, meta: Mapping[str, Any] | None) -> bool:
@@ -635,9 +653,13 @@ class RuleSet:
                 fired.append(_Hit(r, -1, None, f"container metadata: {desc}"))
 
         if any(h.rule.needs_failure for h in fired):
-            failed = any(not h.rule.needs_failure for h in fired) or run_failed(events, meta)
+            # a hit is failure evidence unless its rule is for latent causes itself
+            failed = any(not (h.rule.needs_failure or h.rule.unless_succeeded) for h in fired) \
+                or run_failed(events, meta)
             if not failed:
                 fired = [h for h in fired if not h.rule.needs_failure]
+        if any(h.rule.unless_succeeded for h in fired) and run_succeeded(events, meta):
+            fired = [h for h in fired if not h.rule.unless_succeeded]
         return fired
 
     def _candidates(self, fr: _Frame) -> np.ndarray:
@@ -763,6 +785,36 @@ def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
     return {"line": fr.line_no(pos) + off, "text": _clip(line), "rule": best.rule.id}
 
 
+def innermost_frame(text: str) -> str:
+    """Where the innermost Python traceback frame of an event lives: user | paddle | thirdparty |
+    stdlib, or none when the event shows no frame."""
+    frames = _PY_FRAME.findall(text)
+    if not frames:
+        return "none"
+    from pipeline.features import frame_location
+    return frame_location(frames[-1])
+
+
+def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
+    """The run is known to have ended well: exit status 0, or (no status known) its last lines say
+    so and no error follows."""
+    if meta:
+        if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
+            return False
+        code = _norm_meta("exit_code", meta.get("exit_code"))
+        if isinstance(code, int):
+            return code == 0
+    if events is None or not len(events):
+        return False
+    msgs = [m for m in (list(events["message"]) if "message" in events.columns else []) if isinstance(m, str)]
+    for m in reversed(msgs[-SUCCESS_TAIL:]):
+        if _SUCCEEDED.search(m):
+            return True
+        if _ENDS_FAILED.search(m):
+            return False
+    return False
+
+
 def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
     if meta:
         if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
@@ -777,7 +829,11 @@ def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> b
         return True
     if "level" in events.columns and any(v in FAILURE_LEVELS for v in events["level"]):
         return True
-    return False
+    # No exit status (a log handed over by hand, a paste): the log ending on an error says it
+    # failed; a pasted error is often all the user kept of the run.
+    msgs = list(events["message"]) if "message" in events.columns else []
+    tail = [m for m in msgs[-TAIL_FOR_FAILURE:] if isinstance(m, str) and m.strip()]
+    return any(_ENDS_FAILED.search(m) for m in tail)
 
 
 # ------------------------------------------------------------------------------------- building
@@ -837,6 +893,10 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         tail = spec.get("tail")
         if tail is not None and (not isinstance(tail, int) or tail < 1):
             errs.append("tail must be a positive integer")
+        frame_spec = tuple(str(f) for f in _as_list(spec.get("frame")))
+        bad_frames = [f for f in frame_spec if f not in FRAME_LOCATIONS]
+        if bad_frames:
+            errs.append(f"frame must be among {FRAME_LOCATIONS}, not {bad_frames}")
         meta_spec = spec.get("meta") or {}
         if not isinstance(meta_spec, Mapping):
             errs.append("meta must be a mapping")
@@ -882,7 +942,8 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 id=rid, category=str(cat), priority=int(prio), order=order,
                 patterns=lists["patterns"], field=fld, require=lists["require"],
                 exclude=lists["exclude"], context=lists["context"], unless=lists["unless"],
-                tail=tail, needs_failure=bool(spec.get("needs_failure", False)), meta=meta,
+                tail=tail, needs_failure=bool(spec.get("needs_failure", False)),
+                unless_succeeded=bool(spec.get("unless_succeeded", False)), frame=frame_spec, meta=meta,
                 case_sensitive=case_sensitive,
                 examples=tuple(_as_list(spec.get("examples"))),
                 counter_examples=tuple(_as_list(spec.get("counter_examples"))),
