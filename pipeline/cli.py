@@ -19,6 +19,39 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 EXIT_LOCKED = 75  # EX_TEMPFAIL: cron/Airflow may retry later
 
 
+def versions(models: Optional[str] = None) -> dict:
+    """The package, model, rules and taxonomy versions (what `logml --version` prints)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from pipeline.rules import load_rules
+    from pipeline.taxonomy import load_taxonomy
+    try:
+        package = version("logml")
+    except PackageNotFoundError:   # running from a source tree that is not installed
+        package = "unknown"
+    folder = _models(models)
+    try:
+        model = json.loads((folder / "model.json").read_text()).get("model_version", "unversioned")
+    except (OSError, ValueError):
+        model = "none"
+    return {"logml": package, "model": model, "model_dir": str(folder), "rules": load_rules().version,
+            "taxonomy": load_taxonomy().version}
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        v = versions()
+        print(f"logml {v['logml']} (model {v['model']} from {v['model_dir']}, rules {v['rules']}, "
+              f"taxonomy {v['taxonomy']})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="print the package, model, rules and taxonomy versions")):
+    """Log analytics and root-cause diagnosis for PaddlePaddle container fleets."""
+
+
 def _params():
     from pipeline.config import load_params
     return load_params()
@@ -26,6 +59,11 @@ def _params():
 
 def _db(db: Optional[str]) -> str:
     return db or _params()["paths"]["db"]
+
+
+def _models(explicit: Optional[str]) -> Path:
+    from pipeline.config import models_dir
+    return models_dir(explicit, _params())
 
 
 def _console():
@@ -128,7 +166,7 @@ def reclassify(db: Optional[str] = typer.Option(None), models: Optional[str] = t
     from pipeline.predict import classify_runs
     db = _db(db)
     with store.warehouse_lock(db), store.connect(db) as con:
-        n = classify_runs(con, models or _params()["paths"]["models"], scope="all")
+        n = classify_runs(con, _models(models), scope="all")
     print(f"re-classified {n} runs")
 
 
@@ -189,15 +227,15 @@ def render_real(out: Path = typer.Option(..., help="output folder (storage layou
 @app.command()
 def train(db: Optional[str] = typer.Option(None, help="warehouse holding the labeled runs' logs"),
           labels: list[str] = typer.Option(None, help="label CSVs or folders (default: data/labeled)"),
-          models: Optional[str] = typer.Option(None, help="export folder (default: models/)"),
+          models: Optional[str] = typer.Option(None, help="export folder (default: params paths.models)"),
           splits: Optional[int] = typer.Option(None, help="group-aware CV folds (default: params train.splits)"),
           metrics_out: Optional[str] = typer.Option(None, help="also write the headline metrics here (DVC)"),
           no_mlflow: bool = typer.Option(False, "--no-mlflow", help="skip MLflow logging"),
           as_json: bool = typer.Option(False, "--json")):
-    """Train the root-cause classifier, compare it with the rules, export to models/, log to MLflow."""
+    """Train the root-cause classifier, evaluate it on real cases, export it, log to MLflow."""
     from pipeline import model
     params = _params()
-    metrics = model.train(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"],
+    metrics = model.train(_db(db), labels or [params["paths"]["labeled"]], _models(models),
                           params, n_splits=splits or params["train"]["splits"], seed=params["train"]["seed"],
                           log_mlflow=not no_mlflow, metrics_out=metrics_out)
     if as_json:
@@ -230,7 +268,7 @@ def evaluate(labels: list[str] = typer.Option(None, help="label CSVs or folders 
     """Rules-only vs model vs combined on any labeled set, with the shipped model."""
     from pipeline import model
     params = _params()
-    metrics = model.evaluate(_db(db), labels or [params["paths"]["labeled"]], models or params["paths"]["models"])
+    metrics = model.evaluate(_db(db), labels or [params["paths"]["labeled"]], _models(models))
     if metrics_out:
         Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)
         from pipeline.evaluation import compact
@@ -243,13 +281,15 @@ def evaluate(labels: list[str] = typer.Option(None, help="label CSVs or folders 
 
 @app.command()
 def predict(paths: list[str] = typer.Argument(..., help="log files (plain, docker-json, CRI, .gz) or - for stdin"),
-            models: Optional[str] = typer.Option(None, help="model folder (default: models/)"),
+            models: Optional[str] = typer.Option(None, help="model folder (default: $LOGML_MODELS, else the model "
+                                                           "shipped with logml)"),
             as_json: bool = typer.Option(False, "--json", help="JSON Lines, one object per input")):
     """Root cause, confidence, evidence and remedy for each log. Never changes the template set."""
     from pipeline.predict import predict_paths
-    models = models or _params()["paths"]["models"]
+    models = _models(models)
     if not Path(models, "model.json").exists():
-        _console().print(f"[red]logml:[/red] no model in {models}: run `make train` first")
+        _console().print(f"[red]logml:[/red] no model in {models}: run `make train` first, or point --models / "
+                         "LOGML_MODELS at a trained model folder")
         raise typer.Exit(2)
     failed = False
     for result in predict_paths(paths, models):

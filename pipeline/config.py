@@ -13,7 +13,7 @@ DEFAULTS: dict = {
         "db": "data/logml.duckdb",
         "raw": "data/raw",
         "labeled": "data/labeled",
-        "models": "models",
+        "models": None,   # None: the model shipped inside the package (pipeline/models)
         "reports": "reports",
     },
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 64 << 20,
@@ -55,3 +55,20 @@ def _load(path: str | None) -> dict:
 def load_params(path: str | Path | None = None) -> dict:
     chosen = Path(path) if path else params_path()
     return copy.deepcopy(_load(str(chosen) if chosen else None))
+
+
+def packaged_models() -> Path:
+    """The model shipped inside the installed package (pipeline/models), wherever it is installed."""
+    return Path(__file__).resolve().with_name("models")
+
+
+def models_dir(explicit: str | Path | None = None, params: dict | None = None) -> Path:
+    """Where the trained model is read from: --models, then $LOGML_MODELS, then params.yaml's
+    paths.models when a params file sets it, then the model shipped inside the package."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("LOGML_MODELS")
+    if env:
+        return Path(env)
+    configured = (params or load_params())["paths"].get("models")
+    return Path(configured) if configured else packaged_models()

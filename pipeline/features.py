@@ -204,7 +204,12 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     """The run's last error (focus text, its line numbers) and its context tokens."""
     n = len(messages)
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
-    focus_idx = sorted({*(range(max(0, n - 3), n)), *(() if last_err is None else (last_err,))})
+    # the last error and what the run printed after it (a shutdown line, a launcher's summary); with
+    # no error at all, the last lines
+    if last_err is None:
+        focus_idx = list(range(max(0, n - 3), n))
+    else:
+        focus_idx = [last_err, *range(max(last_err + 1, n - 2), n)]
     parts = []
     for i in focus_idx:
         text = texts[i] or messages[i] or ""

@@ -102,6 +102,22 @@ class LeanModel:
             scores += self.coef[:, cols] @ np.asarray(vals)
         return scores
 
+    def line_scores(self, texts: list[str], category: str, columns=("doc", "focus")) -> np.ndarray:
+        """How much each text, scored alone through the text blocks, pushes the model towards
+        ``category`` against the other classes (the evidence of a model-decided verdict)."""
+        if category not in self.classes:
+            return np.zeros(len(texts))
+        k = self.classes.index(category)
+        weights = self.coef[k] - np.delete(self.coef, k, axis=0).mean(axis=0) if len(self.classes) > 2 else self.coef[0]
+        out = np.zeros(len(texts))
+        for j, text in enumerate(texts):
+            for block in self.blocks:
+                if block["column"] in columns:
+                    idx, vals = self._block_features(block, text or "")
+                    if idx:
+                        out[j] += float(weights[idx] @ np.asarray(vals))
+        return out
+
     def predict_proba(self, record: dict[str, str]) -> np.ndarray:
         scores = self.decision(record)
         if len(self.classes) == 2:  # binary LogisticRegression keeps one row of coefficients

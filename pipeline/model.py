@@ -185,7 +185,7 @@ def build_dataset(con, labels: pd.DataFrame, rules, batch: int = 400) -> Dataset
             verdict = rules.match(ev, meta) if len(ev) or meta else None
             verdicts.append(verdict)
             failed.append(run_failed(ev, meta))
-            features.append(run_features(ev, meta, verdict.hits if verdict else ()))
+            features.append(run_features(ev, meta, verdict.tokens() if verdict else ()))
     labels = labels.assign(group=[group_of(r, s, sc) for r, s, sc in
                                   zip(labels["run_id"], labels["source"], labels["scenario"])])
     return Dataset(labels, features, verdicts, np.array(failed, dtype=bool))

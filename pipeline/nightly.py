@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline import sources, store
+from pipeline import config, sources, store
 from pipeline.ingest import IngestSummary, ingest
 
 
@@ -23,7 +23,7 @@ class NightlySummary:
     def line(self, db: str) -> str:
         parts = [self.ingest.line(db)]
         if self.model_missing:
-            parts.append("not classified: no model in models/ (run `make train`)")
+            parts.append("not classified: no trained model (run `make train`)")
         else:
             parts.append(f"classified {self.classified} runs")
         if self.report_week:
@@ -58,7 +58,7 @@ def run_nightly(source: str, db: str, params: dict, report: bool = False, report
                 wait: bool = False, on_file=None, engine: str = "local",
                 scheduler: str | None = None) -> NightlySummary:
     from pipeline.predict import classify_runs
-    models_dir = Path(params["paths"]["models"])
+    models_dir = config.models_dir(params=params)
     with store.warehouse_lock(db, wait=wait):
         con = store.connect(db)
         try:

@@ -13,10 +13,12 @@ from pipeline.combine import Combiner
 from pipeline.features import RELEVANT, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
-from pipeline.rules import RuleSet, RuleVerdict, run_failed
+from pipeline.rules import RuleSet, RuleVerdict, describe_meta, run_failed
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
 MODES = ("rules_only", "model_only", "combined")
+EVIDENCE_CANDIDATES = 200   # lines scored for a model-decided verdict's evidence
+META_EVIDENCE = 1.0         # the exit-code / OOMKilled tokens' pull above which they are cited
 
 
 @dataclass
@@ -91,7 +93,7 @@ class Predictor:
 
     def diagnose(self, events, meta: dict | None = None) -> Verdict:
         rule_verdict = self.rules.match(events, meta) if len(events) or meta else None
-        feats = run_features(events, meta, rule_verdict.hits if rule_verdict else ())
+        feats = run_features(events, meta, rule_verdict.tokens() if rule_verdict else ())
         proba = self.model.predict_proba(feats.record())
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
                           failed=run_failed(events, meta))
@@ -99,22 +101,42 @@ class Predictor:
         verdict.focus_lines = feats.focus_lines
         if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:
             verdict.rule_evidence = rule_verdict.evidence
+        elif meta and verdict.category not in (UNKNOWN, "no_failure") and \
+                self.model.line_scores([feats.meta], verdict.category, columns=("meta",))[0] > META_EVIDENCE:
+            # the exit status or OOMKilled flag is what the model went by: say so
+            verdict.rule_evidence = [{"line": None, "text": f"container metadata: {describe_meta(meta)}", "rule": None}]
         return verdict
 
     def evidence(self, events, verdict: Verdict, limit: int = 5) -> list[dict]:
-        """The rule's evidence first, then the last failure-relevant lines, with template ids."""
+        """The lines that support the verdict, with their template ids: the deciding rule's matches
+        (or the container metadata it read), then, for a verdict the model decided or backed, the
+        failure-relevant lines that push the model hardest towards that category. Never filler:
+        a line that argues for another cause is not evidence."""
         chosen: list[tuple[int | None, str]] = [(e["line"], e["text"]) for e in verdict.rule_evidence]
-        if len(chosen) < limit:
+        if len(chosen) < limit and verdict.category not in (UNKNOWN, "no_failure") and len(events):
             line_nos = list(events["line_no"])
             messages = list(events["message"])
             pos = {ln: i for i, ln in enumerate(line_nos)}
-            for ln in reversed(verdict.evidence_lines):
-                i = pos.get(ln)
-                if i is None or any(c[0] == ln for c in chosen):
-                    continue
-                chosen.append((ln, messages[i]))
-                if len(chosen) >= limit:
+            cand = [pos[ln] for ln in dict.fromkeys([*verdict.focus_lines, *reversed(verdict.evidence_lines)])
+                    if ln in pos][:EVIDENCE_CANDIDATES]
+            texts = [messages[i] or "" for i in cand]
+            scores = self.model.line_scores(texts, verdict.category)
+            taken = {c[0] for c in chosen}
+            for j in sorted(range(len(cand)), key=lambda j: -scores[j]):
+                if scores[j] <= 0 or len(chosen) >= limit:
                     break
+                ln = line_nos[cand[j]]
+                if ln not in taken and texts[j].strip():
+                    chosen.append((ln, texts[j]))
+                    taken.add(ln)
+        elif len(chosen) < limit and verdict.category == UNKNOWN and verdict.focus_lines:
+            # unsure: show the error the run died of, so a person can triage it
+            line_nos = list(events["line_no"])
+            messages = list(events["message"])
+            pos = {ln: i for i, ln in enumerate(line_nos)}
+            for ln in verdict.focus_lines[-2:]:
+                if ln in pos and ln not in {c[0] for c in chosen}:
+                    chosen.append((ln, messages[pos[ln]]))
         out = []
         for line, text in chosen[:limit]:
             first = text.splitlines()[0] if text else ""

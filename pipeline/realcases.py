@@ -99,63 +99,78 @@ _URLS = ("https://github.com/PaddlePaddle/Paddle/issues", "https://www.paddlepad
          "http://127.0.0.1:8866/predict/ocr_system", "https://developers.google.com/protocol-buffers/docs/news/2022-05-06")
 
 
-def _fill_one(kind: str, line: str, start: int, end: int, r, clock: list[int]) -> str:
-    before, after = line[:start], line[end:]
-    if kind == "N":
-        return str(r.randrange(1000, 99999))
-    if kind == "HEX":
-        digits = f"{r.randrange(16 ** 11, 16 ** 12):012x}"
-        return digits if before[-1:].isalnum() or before[-1:] in ("-", "@") else "0x7f" + digits[:10]
-    if kind == "TIME":   # one clock per log: pasted times never go backwards
-        clock[0] += r.choice((0, 0, 0, 1, 1, 2, 7))
-        h, m, s = clock[0] // 3600 % 24, clock[0] // 60 % 60, clock[0] % 60
-        if re.search(r"(?:^|\W)[IWEF]\d{4} $", before):      # GLOG header: microseconds
-            return f"{h:02d}:{m:02d}:{s:02d}.{r.randrange(10 ** 6):06d}"
-        return f"{h:02d}:{m:02d}:{s:02d}"
-    if kind == "DATE":
-        y, mo, d = r.choice((2019, 2020, 2021, 2022, 2023, 2024, 2025)), r.randrange(1, 13), r.randrange(1, 29)
-        return f"{y}/{mo:02d}/{d:02d}" if before.endswith("[") and "ppocr" in after else f"{y}-{mo:02d}-{d:02d}"
-    if kind == "IP":
-        return r.choice((f"10.{r.randrange(256)}.{r.randrange(256)}.{r.randrange(1, 255)}",
-                         f"192.168.{r.randrange(256)}.{r.randrange(1, 255)}", "127.0.0.1"))
-    if kind == "URL":
-        return r.choice(_URLS)
-    if kind == "EMAIL":
-        return r.choice(("worker@example.com", "trainer_0@node.local", "job-42@cluster.internal"))
-    if kind == "UUID":
-        h = f"{r.randrange(16 ** 32):032x}"
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-    windows = "\\" in line or re.search(r"\b[A-Z]:\\", line) is not None
-    if kind == "SITE":
-        return r.choice(_WIN_SITES if windows else _SITES).rstrip("/\\")
-    # DIR: what follows decides which kind of directory is plausible
-    name = re.match(r"[\w.+-]*", after.lstrip("/\\")).group(0)
-    if re.search(r"\.(?:cc|h|cu|cuh|cpp|hpp|c)\b", name):
-        pool = _CPP_DIRS
-    elif name.endswith(".py") or name in ("", "python", "python3", "paddleocr", "paddlespeech", "paddlex", "yolo"):
-        pool = _PY_DIRS
-    else:
-        pool = _DATA_DIRS
-    if windows:
-        pool = tuple(p for p in pool if "\\" in p) or pool
-    else:
-        pool = tuple(p for p in pool if "\\" not in p) or pool
-    return r.choice(pool).rstrip("/\\")   # the shape keeps the separator after the mask
+class Filler:
+    """Fills the masks of one log. A log is one machine at one moment: one site-packages, one date,
+    a clock that never goes backwards, a few working directories; everything drawn from ``r``."""
+
+    def __init__(self, r):
+        self.r = r
+        self.clock = r.randrange(86400 * 10 ** 6)          # microseconds into the day
+        self.year = r.choice((2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025))
+        self.month, self.day = r.randrange(1, 13), r.randrange(1, 29)
+        self.site = {False: r.choice(_SITES), True: r.choice(_WIN_SITES)}
+        self.dirs = {pool: r.sample(pool, min(2, len(pool))) for pool in (_CPP_DIRS, _PY_DIRS, _DATA_DIRS)}
+
+    def one(self, kind: str, before: str, after: str, line: str) -> str:
+        r = self.r
+        if kind == "N":
+            if re.match(r"-\d\d-\d\d|[-/]\d\d?[-/]", after) or re.search(r"\d\d:\d\d:\d\d\S* $", before):
+                return str(self.year)                        # the year of a date
+            return str(r.randrange(1000, 99999))
+        if kind == "HEX":
+            digits = f"{r.randrange(16 ** 11, 16 ** 12):012x}"
+            return digits if before[-1:].isalnum() or before[-1:] in ("-", "@") else "0x7f" + digits[:10]
+        if kind == "TIME":
+            self.clock += r.choice((0, 0, 0, 1, 1, 2, 7)) * 10 ** 6 + r.randrange(10 ** 5)
+            sec = self.clock // 10 ** 6
+            h, m, s = sec // 3600 % 24, sec // 60 % 60, sec % 60
+            if re.search(r"(?:^|\W)[IWEF]\d{4} $", before):      # GLOG header: microseconds
+                return f"{h:02d}:{m:02d}:{s:02d}.{self.clock % 10 ** 6:06d}"
+            return f"{h:02d}:{m:02d}:{s:02d}"
+        if kind == "DATE":
+            sep = "/" if before.endswith("[") and "ppocr" in after else "-"
+            return f"{self.year}{sep}{self.month:02d}{sep}{self.day:02d}"
+        if kind == "IP":
+            return r.choice((f"10.{r.randrange(256)}.{r.randrange(256)}.{r.randrange(1, 255)}",
+                             f"192.168.{r.randrange(256)}.{r.randrange(1, 255)}", "127.0.0.1"))
+        if kind == "URL":
+            return r.choice(_URLS)
+        if kind == "EMAIL":
+            return r.choice(("worker@example.com", "trainer_0@node.local", "job-42@cluster.internal"))
+        if kind == "UUID":
+            h = f"{r.randrange(16 ** 32):032x}"
+            return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        windows = "\\" in line or re.search(r"\b[A-Z]:\\", line) is not None
+        if kind == "SITE":
+            return self.site[windows].rstrip("/\\")
+        # DIR: what follows decides which kind of directory is plausible
+        name = re.match(r"[\w.+-]*", after.lstrip("/\\")).group(0)
+        if re.search(r"\.(?:cc|h|cu|cuh|cpp|hpp|c)\b", name):
+            pool = _CPP_DIRS
+        elif name.endswith(".py") or name in ("", "python", "python3", "paddleocr", "paddlespeech", "paddlex", "yolo"):
+            pool = _PY_DIRS
+        else:
+            pool = _DATA_DIRS
+        same_os = [p for p in self.dirs[pool] if ("\\" in p) == windows] or \
+            [p for p in pool if ("\\" in p) == windows] or list(pool)
+        return r.choice(same_os).rstrip("/\\")   # the shape keeps the separator after the mask
+
+    def line(self, line: str) -> str:
+        out, pos = [], 0
+        for m in MASK.finditer(line):
+            out.append(line[pos:m.start()])
+            # the filler sees the line as filled so far, so a GLOG "<TIME>" knows its header
+            done = "".join(out)
+            out.append(self.one(m.group(1), done, line[m.end():], done + line[m.start():]))
+            pos = m.end()
+        out.append(line[pos:])
+        return "".join(out)
 
 
-def fill(line: str, r, clock: list[int] | None = None) -> str:
-    """One shape line with every mask replaced by a plausible value (left to right); ``clock`` holds
-    the log's time of day in seconds, shared by its lines."""
-    clock = clock if clock is not None else [r.randrange(86400)]
-    out, pos = [], 0
-    for m in MASK.finditer(line):
-        out.append(line[pos:m.start()])
-        # the filler sees the line as filled so far, so a GLOG "<TIME>" knows its header
-        out.append(_fill_one(m.group(1), "".join(out) + line[m.start():], len("".join(out)),
-                             len("".join(out)) + len(m.group(0)), r, clock))
-        pos = m.end()
-    out.append(line[pos:])
-    return "".join(out)
+def fill(lines, r) -> list[str]:
+    """The lines of one log with every mask replaced by a plausible value."""
+    filler = Filler(r)
+    return [filler.line(s) for s in lines]
 
 
 # ----------------------------------------------------------------------------------- surroundings
@@ -232,9 +247,7 @@ def exit_code_for(case: RealCase, lines: list[str]) -> int:
 
 
 def render_case(case: RealCase, variant: int) -> RenderedLog:
-    r = _rng(case, variant, "fill")
-    clock = [r.randrange(86400)]
-    paste = [fill(s, r, clock) for s in case.lines]
+    paste = fill(case.lines, _rng(case, variant, "fill"))
     t0 = int(S.rng_for("realcase", case.id, "t0").uniform(1.70e9, 1.76e9)) * T.NS
     envelope = "plain"
     prefix: list[tuple[int, str, str]] = []

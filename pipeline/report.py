@@ -43,6 +43,7 @@ from pipeline.taxonomy import NO_FAILURE, UNKNOWN, load_taxonomy
 
 SCHEMA = "logml.report/1"
 UNCLASSIFIED = "unclassified"
+CODE_ERROR = "code_error"
 LOW_CONFIDENCE = 0.5
 FAILURE_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 INVENTORY_COLUMNS = ["host", "gpu_model", "driver_version", "cuda_driver_max", "node_pool"]
@@ -256,11 +257,14 @@ WITH img AS (
                 WHEN r.first_ts IS NOT NULL AND r.last_ts IS NOT NULL AND r.last_ts >= r.first_ts
                 THEN date_diff('millisecond', r.first_ts, r.last_ts) / 3600000.0 END AS hours,
            try_cast(try(json_extract_string(r.labels, '$.gpu_count')) AS INTEGER) AS l_count,
-           try(json_extract_string(r.labels, '$.gpus')) AS l_gpus
+           try(json_extract_string(r.labels, '$.gpus')) AS l_gpus,
+           coalesce(try(json_extract_string(r.labels, '$.job')), try(json_extract_string(r.labels, '$."job-name"')),
+                    try(json_extract_string(r.labels, '$.app')),
+                    try(json_extract_string(r.labels, '$."app.kubernetes.io/name"'))) AS job
     FROM runs r
     WHERE coalesce(r.started_at, r.first_ts) >= $prev_start AND coalesce(r.started_at, r.first_ts) < $end
 )
-SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag,
+SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag, r.job,
        r.t, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
        r.hours,
        (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%gpu%'
@@ -428,7 +432,10 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             "evidence": ev_map.get(cid, []),
             "run_ids": [clean(x, 300) for x in drill_map.get(cid, [])],
         }
-        (ranking if row["environment"] else others).append(row)
+        if row["environment"]:
+            ranking.append(row)
+        elif cid != CODE_ERROR:   # the job's own errors have their own section, by owner
+            others.append(row)
     order = lambda r: (-r["runs"], -r["gpu_hours"], -r["runs_last"], r["category"])  # noqa: E731
     ranking.sort(key=order)
     others.sort(key=order)
@@ -437,6 +444,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     report["ranking"] = ranking
     report["ranking_basis"] = "runs affected this week, then GPU-hours lost"
     report["other_failures"] = others
+    report["job_errors"] = _job_errors(con, top)
 
     # ---- concentration for the top categories
     top_cats = [r["category"] for r in ranking if r["runs"] > 0][: min(5, max(1, top))]
@@ -480,6 +488,34 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     # ---- classifier health
     report["classifier"] = _classifier(con, n_this, f_this, top)
     return report
+
+
+def _job_errors(con, top: int) -> dict:
+    """The job's own errors (code_error), apart from the environment ranking: grouped by image and
+    job label so each group goes to its owners, with the lines that show the bug."""
+    tot = _df(con, f"""SELECT count(*) FILTER (wk = 'this') AS runs, count(*) FILTER (wk = 'last') AS runs_last
+                       FROM _rep_runs WHERE category = '{CODE_ERROR}'""").iloc[0]
+    groups = _df(con, f"""
+        WITH c AS (
+            SELECT *, try(json_extract_string(evidence, '$[0].text')) AS ev_text,
+                      try(CAST(json_extract(evidence, '$[0].line') AS BIGINT)) AS ev_line
+            FROM _rep_runs WHERE category = '{CODE_ERROR}')
+        SELECT image, coalesce(job, '(no job label)') AS job,
+               count(*) FILTER (wk = 'this') AS runs, count(*) FILTER (wk = 'last') AS runs_last,
+               count(DISTINCT host) FILTER (wk = 'this') AS hosts,
+               arg_max(ev_text, t) FILTER (wk = 'this') AS evidence, arg_max(ev_line, t) FILTER (wk = 'this') AS line,
+               list(run_id ORDER BY t DESC, run_id) FILTER (wk = 'this') AS run_ids
+        FROM c GROUP BY ALL HAVING count(*) FILTER (wk = 'this') > 0
+        ORDER BY runs DESC, image, job LIMIT $top""", {"top": top})
+    owners = []
+    for rec in _rows(groups):
+        owners.append({"image": clean(rec["image"], 200), "job": clean(rec["job"], 120), "runs": int(rec["runs"]),
+                       "runs_last": int(rec["runs_last"]), "hosts": int(rec["hosts"]), "line": rec["line"],
+                       "evidence": summary_line(rec["evidence"]) if rec["evidence"] else "",
+                       "run_ids": [clean(x, 300) for x in (rec["run_ids"] or [])[:3]]})
+    return {"runs": int(tot["runs"]), "runs_last": int(tot["runs_last"]), "by_owner": owners,
+            "action": "route to the job's owners with the evidence lines: fix the code, data or config; "
+                      "no platform change is needed"}
 
 
 def _concentration(con, category: str, n_this: int, top: int) -> dict:
@@ -915,6 +951,20 @@ def render_html(rep: dict) -> str:
     bar_rows = [(r["category"], r["runs"], r["runs_last"]) for r in rep["ranking"] if r["runs"] + r["runs_last"] > 0]
     a(svg_bars(bar_rows[:15], rep["week"], rep["previous_week"]))
     a("</section>")
+    je = rep["job_errors"]
+    a('<section id="job-errors"><h2>Job errors: route to owners</h2>')
+    a(f'<p>{je["runs"]} runs failed on their own code, data or config this week (last week {je["runs_last"]}); '
+      f'they are not environment faults and are not ranked above. {h(je["action"])}.</p>')
+    if je["by_owner"]:
+        a("<table><thead><tr><th>image</th><th>job</th><th>runs</th><th>last week</th><th>hosts</th>"
+          "<th>evidence</th></tr></thead><tbody>")
+        for o in je["by_owner"]:
+            runs = "".join(f"<code>{h(x, 200)}</code> " for x in o["run_ids"])
+            a(f'<tr><td>{h(o["image"])}</td><td>{h(o["job"])}</td><td class="n">{o["runs"]}</td>'
+              f'<td class="n">{o["runs_last"]}</td><td class="n">{o["hosts"]}</td>'
+              f'<td><span class="ev">L{h(o["line"])}: {h(o["evidence"], 300)}</span><div>{runs}</div></td></tr>')
+        a("</tbody></table>")
+    a("</section>")
 
     # trend + heatmap
     a('<section id="trend"><h2>Daily trend of the top categories</h2>')
@@ -1075,6 +1125,19 @@ def render_markdown(rep: dict) -> str:
             a(f"- line {md(e.get('line'))}: {md_code(e.get('summary'))}")
         if r["run_ids"]:
             a("- drill into: " + ", ".join(md_code(x, 200) for x in r["run_ids"]))
+        a("")
+    je = rep["job_errors"]
+    a("## Job errors: route to owners")
+    a("")
+    a(f"{je['runs']} runs failed on their own code, data or config (last week {je['runs_last']}); not ranked "
+      f"above. {md(je['action'])}.")
+    a("")
+    if je["by_owner"]:
+        a("| image | job | runs | last week | evidence |")
+        a("|---|---|---:|---:|---|")
+        for o in je["by_owner"]:
+            a(f"| {md(o['image'])} | {md(o['job'])} | {o['runs']} | {o['runs_last']} | "
+              f"{md_code(o['evidence'], 200, in_table=True)} |")
         a("")
     a("## Concentration")
     a("")

@@ -71,7 +71,7 @@ _ENDS_FAILED = re.compile(
     r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"
     r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|"
     r"\b(?:failed|cannot|can't|could not|unable to|not found|does not exist|no such file|not supported|"
-    r"not registered|refused)\b", re.IGNORECASE)
+    r"not (?:been )?registered|refused)\b", re.IGNORECASE)
 NON_RULE_CATEGORIES = frozenset({"no_failure", "unknown"})
 MAX_EVIDENCE = 5
 EVIDENCE_CHARS = 400
@@ -99,6 +99,13 @@ class RuleVerdict:
     priority: int
     evidence: list[dict] = dc_field(default_factory=list)   # [{"line", "text", "rule"}], best first
     hits: list[str] = dc_field(default_factory=list)         # fired rule ids, strongest first
+    hit_categories: list[str] = dc_field(default_factory=list)   # their categories, same order
+
+    def tokens(self) -> list[str]:
+        """Classifier tokens: the fired rules, the categories they name (shared by every rule of a
+        category, so a rule new to the training data still counts) and the winning category."""
+        cats = list(dict.fromkeys(self.hit_categories))
+        return [*self.hits, *(f"cat_{c}" for c in cats), f"win_{self.category}", f"winband_{band_of(self.priority)}"]
 
     @property
     def remedy(self) -> str:
@@ -189,6 +196,11 @@ class _Hit:
 
 
 # ------------------------------------------------------------------------------------- helpers
+
+
+def band_of(priority: int) -> int:
+    from pipeline.combine import band_of as band
+    return band(priority)
 
 
 def _norm_meta(key: str, value: Any) -> Any:
@@ -593,15 +605,18 @@ class RuleSet:
         fired.sort(key=_strength)
         best = fired[0]
         hits: list[str] = []
+        cats: list[str] = []
         for h in fired:
             if h.rule.id not in hits:
                 hits.append(h.rule.id)
+                cats.append(h.rule.category)
         return RuleVerdict(
             category=best.rule.category,
             rule_id=best.rule.id,
             priority=best.rule.priority,
             evidence=self._evidence(fired, events),
             hits=hits,
+            hit_categories=cats,
         )
 
     def hits(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -649,8 +664,7 @@ class RuleSet:
             fired.append(h)
         for r in self._meta_rules:
             if r.meta_ok(meta) and not (r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id)):
-                desc = ", ".join(f"{k}={(meta or {}).get(k)}" for k, _ in r.meta)
-                fired.append(_Hit(r, -1, None, f"container metadata: {desc}"))
+                fired.append(_Hit(r, -1, None, f"container metadata: {describe_meta(meta)}"))
 
         if any(h.rule.needs_failure for h in fired):
             # a hit is failure evidence unless its rule is for latent causes itself
@@ -783,6 +797,16 @@ def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
     m = rx.search(value)
     off, line = _line_of(value, m.start()) if m else (0, value)
     return {"line": fr.line_no(pos) + off, "text": _clip(line), "rule": best.rule.id}
+
+
+def describe_meta(meta: Mapping[str, Any] | None) -> str:
+    """The container facts a verdict may rest on, as a person reads them: "exit code 137, OOMKilled=true"."""
+    meta = meta or {}
+    code, oom = _norm_meta("exit_code", meta.get("exit_code")), _norm_meta("oom_killed", meta.get("oom_killed"))
+    parts = [f"exit code {code}" if code is not None else "exit code unknown"]
+    if oom is not None:
+        parts.append(f"OOMKilled={'true' if oom else 'false'}")
+    return ", ".join(parts)
 
 
 def innermost_frame(text: str) -> str:

@@ -335,7 +335,8 @@ def test_simulated_fleet_report(tmp_path):
     assert rep["headline"]["runs"]["this"] > 0 and rep["ranking"]
     truth = pd.read_csv(fleet / "labels.csv")
     assert sum(r["runs"] + r["runs_last"] for r in rep["ranking"]) + sum(
-        r["runs"] + r["runs_last"] for r in rep["other_failures"]) == (truth.category != "no_failure").sum()
+        r["runs"] + r["runs_last"] for r in rep["other_failures"]) + rep["job_errors"]["runs"] \
+        + rep["job_errors"]["runs_last"] == (truth.category != "no_failure").sum()
     max_cuda = dict(zip(inv.host, inv.cuda_driver_max))
     for c in rep["concentration"]:
         for fix in c.get("fixes", []):

@@ -190,10 +190,42 @@ def test_latent_warnings_count_once_the_run_failed():
 
 def test_exit_code_decides_whether_a_traceback_means_failure():
     warning = [ln for ln in HEALTHY if "compiled with CUDNN" in ln]
-    lines = warning + ["Traceback (most recent call last):", '  File "a.py", line 1, in <module>', "KeyError: 'x'"]
-    assert RS.match(events(lines), {"exit_code": 0}) is None        # survived
-    assert RS.match(events(lines)).category == "cuda_lib_missing"   # no exit code: the traceback counts
-    assert RS.match(events(lines), {"exit_code": 2}).category == "cuda_lib_missing"
+    crash = ["Traceback (most recent call last):", '  File "/usr/local/lib/python3.10/site-packages/paddle/nn/'
+             'functional/conv.py", line 1, in conv2d', "OSError: (External) CUDNN error(3), CUDNN_STATUS_BAD_PARAM."]
+    assert RS.match(events(warning + crash), {"exit_code": 0}) is None        # survived
+    assert RS.match(events(warning + crash)).category == "cuda_lib_missing"   # no exit code: the traceback counts
+    assert RS.match(events(warning + crash), {"exit_code": 2}).category == "cuda_lib_missing"
+
+
+def test_the_jobs_own_exception_beats_an_earlier_latent_warning():
+    warning = [ln for ln in HEALTHY if "compiled with CUDNN" in ln]
+    bug = ["Traceback (most recent call last):", '  File "tools/train.py", line 12, in <module>',
+           '  File "/root/PaddleDetection/ppdet/data/source/voc.py", line 154, in load_roidb', "KeyError: 'rats'"]
+    v = RS.match(events(warning + bug), {"exit_code": 1})
+    assert (v.category, v.rule_id) == ("code_error", "python_bug_in_job_code")
+    # the same exception raised inside Paddle is not the job's bug
+    inside = bug[:2] + ['  File "/usr/local/lib/python3.10/site-packages/paddle/io/reader.py", line 9, in load',
+                        "KeyError: 'rats'"]
+    assert RS.match(events(inside), {"exit_code": 1}).rule_id != "python_bug_in_job_code"
+
+
+def test_a_paste_that_ends_on_an_error_counts_as_failed():
+    from pipeline.rules import run_failed, run_succeeded
+    assert run_failed(events(["No such file or directory: '/workspace/output/weights.pt'"]), {})
+    assert run_failed(events(["I0101 00:00:00.000000  1 a.cc:1] loading", "Operator multiclass_nms3 has not "
+                              "been registered"]), {})
+    assert not run_failed(events(["[2026/11/29 20:08:22] ppocr INFO: save model in ./output/ch_db/latest"]), {})
+    assert run_succeeded(events(["PaddlePaddle is installed successfully! Let's start deep learning."]), {})
+    assert not run_succeeded(events(["PaddlePaddle is installed successfully!", "Segmentation fault (core dumped)"]), {})
+    assert run_succeeded(events(["Segmentation fault"]), {"exit_code": 0})
+
+
+def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
+    warning = ["warning: the version of opt that transformed this model is not consistent with current "
+               "Paddle-Lite version."]
+    assert RS.match(events(warning), {}).rule_id == "lite_opt_version_mismatch"   # a paste: nothing else known
+    assert RS.match(events(warning), {"exit_code": 0}) is None
+    assert RS.match(events(warning + ["inference finished, 12 images"]), {}) is None
 
 
 def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
@@ -280,7 +312,7 @@ def test_shm_no_space_is_shm_not_disk_full():
 def test_exit_137_without_text_is_host_oom_via_meta():
     v = RS.match(events(["[2026/11/29 20:07:01] ppocr INFO: epoch: [1/500], global_step: 10"]), {"exit_code": 137})
     assert v is not None and (v.category, v.rule_id) == ("host_oom", "exit_137_meta")
-    assert v.evidence == [{"line": None, "text": "container metadata: exit_code=137", "rule": "exit_137_meta"}]
+    assert v.evidence == [{"line": None, "text": "container metadata: exit code 137", "rule": "exit_137_meta"}]
     assert RS.match(pd.DataFrame(columns=EVENT_COLUMNS), {"exit_code": "137"}).category == "host_oom"
 
 

@@ -1,0 +1,92 @@
+"""The calibrated combination of rule and model, the open-set floor, and the calibration figures."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline import combine as C
+from pipeline.evaluation import calibration, choose_floor, score
+from pipeline.predict import combine
+from pipeline.rules import RuleVerdict
+
+CLASSES = ["code_error", "gpu_oom", "no_failure", "unknown"]
+
+
+def _overconfident(n: int, seed: int = 0):
+    """A model that puts 0.97 on its top class but is right only 60% of the time."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    top = np.where(rng.random(n) < 0.6, y, (y + 1) % 3)
+    p = np.full((n, len(CLASSES)), 0.01)
+    p[np.arange(n), top] = 0.97
+    return p / p.sum(axis=1, keepdims=True), [CLASSES[i] for i in y], top
+
+
+def test_fit_learns_a_temperature_that_makes_confidence_honest():
+    p, y, _ = _overconfident(600)
+    comb = C.fit(p, [None] * len(y), [None] * len(y), y, CLASSES)
+    assert comb.alpha < 0.5   # softened: the raw 0.97 was far too sure
+    conf = np.array([comb.proba(p[i], None, None).max() for i in range(len(y))])
+    assert abs(conf.mean() - 0.6) < 0.08
+
+
+def test_fit_learns_to_trust_a_reliable_rule_band_over_a_wrong_model():
+    rng = np.random.default_rng(1)
+    n = 400
+    y = rng.integers(0, 3, n)
+    p = np.full((n, len(CLASSES)), 0.05)
+    p[np.arange(n), (y + 1) % 3] = 0.85          # the model is confidently wrong
+    p /= p.sum(axis=1, keepdims=True)
+    cats = [CLASSES[i] for i in y]
+    comb = C.fit(p, cats, [10] * n, cats, CLASSES)  # a definitive-band rule that is always right
+    assert comb.beta[C.band_of(10)] > 3
+    assert comb.proba(p[0], cats[0], 10).argmax() == y[0]
+    assert comb.proba(p[0], None, None).argmax() == (y[0] + 1) % 3   # without the rule, the model's view
+
+
+def test_combined_verdict_below_the_floor_is_unknown_with_alternatives():
+    comb = C.Combiner(CLASSES, floor=0.5)
+    unsure = np.array([0.4, 0.35, 0.15, 0.1])
+    v = combine(None, CLASSES, unsure, "combined", comb)
+    assert v.category == "unknown" and [a["category"] for a in v.alternatives][:2] == ["code_error", "gpu_oom"]
+    sure = np.array([0.05, 0.9, 0.03, 0.02])
+    v = combine(RuleVerdict("gpu_oom", "gpu_out_of_memory", 20), CLASSES, sure, "combined", comb)
+    assert (v.category, v.source, v.rule_id) == ("gpu_oom", "hybrid", "gpu_out_of_memory")
+    assert v.confidence == pytest.approx(0.9)
+
+
+def test_rules_only_says_unknown_for_a_failed_run_no_rule_explains():
+    assert combine(None, None, None, "rules_only", failed=True).category == "unknown"
+    assert combine(None, None, None, "rules_only", failed=False).category == "no_failure"
+
+
+def test_combiner_round_trips_through_the_model_metadata():
+    comb = C.Combiner(CLASSES, alpha=0.7, beta=[4.0, 3.0, 2.0, 1.0, 0.5], floor=0.3)
+    again = C.Combiner.from_dict(CLASSES, comb.to_dict())
+    p = np.array([0.3, 0.3, 0.2, 0.2])
+    np.testing.assert_allclose(again.proba(p, "gpu_oom", 40), comb.proba(p, "gpu_oom", 40))
+    assert C.Combiner.from_dict(CLASSES, None).floor == 0.0
+
+
+def test_calibration_table_ece_and_high_confidence_accuracy():
+    conf = np.array([0.95, 0.95, 0.95, 0.95, 0.55, 0.55, 0.55, 0.55])
+    right = np.array([1, 1, 1, 0, 1, 0, 1, 0], dtype=bool)
+    cal = calibration(conf, right)
+    assert cal["accuracy_at_0.8"] == 0.75 and cal["coverage_at_0.8"] == 0.5
+    assert cal["ece"] == pytest.approx(0.5 * 0.2 + 0.5 * 0.05)
+    assert [b["n"] for b in cal["reliability"]] == [4, 4]
+
+
+def test_floor_trades_wrong_answers_for_unknown():
+    proba = np.array([[0.9, 0.05, 0.05, 0.0]] * 8 + [[0.3, 0.25, 0.25, 0.2]] * 4)
+    y = np.array(["code_error"] * 8 + ["gpu_oom"] * 4)   # the unsure ones are all wrong
+    assert choose_floor(proba, CLASSES, y, wrong_cost=0.5) == pytest.approx(0.35)
+    assert choose_floor(proba, CLASSES, y, wrong_cost=0.0) == 0.0
+
+
+def test_score_counts_job_errors_blamed_on_the_environment():
+    y = np.array(["code_error", "code_error", "no_failure", "gpu_oom"])
+    pred = np.array(["gpu_oom", "code_error", "unknown", "gpu_oom"])
+    s = score(y, pred)
+    assert s["non_environment_blamed_on_environment"] == pytest.approx(1 / 3, abs=1e-4)
+    assert s["accuracy"] == 0.5 and s["wrong_share_by_predicted"] == {"gpu_oom": 0.5, "unknown": 0.5}

@@ -1,0 +1,61 @@
+"""Per-run features: the last error (focus) and the context that tells look-alike errors apart."""
+from __future__ import annotations
+
+from pipeline.features import frame_location, run_features
+from pipeline.normalize import normalize_lines
+
+
+def feats(lines, meta=None):
+    return run_features(normalize_lines(lines), meta or {})
+
+
+def test_frame_location_tells_job_files_from_paddle_and_packages():
+    assert frame_location("/usr/local/lib/python3.8/site-packages/paddle/fluid/executor.py") == "paddle"
+    assert frame_location("C:\\Users\\a\\anaconda3\\lib\\site-packages\\paddle\\base\\framework.py") == "paddle"
+    assert frame_location("/opt/conda/lib/python3.10/site-packages/cv2/typing/__init__.py") == "thirdparty"
+    assert frame_location("/usr/lib/python3.8/threading.py") == "stdlib"
+    assert frame_location("tools/train.py") == "user"
+    assert frame_location("/root/PaddleDetection/ppdet/data/source/voc.py") == "user"
+
+
+def test_context_names_generation_deployment_and_devices():
+    lite = feats(["[F 11/28 17:52:52 ...lite/core/program.cc:356 RuntimeProgram] Check failed: (kernels.size() > 0)",
+                  "Error: This model is not supported, because kernel for 'calib' is not supported by Paddle-Lite."])
+    assert {"deploy_lite"} <= set(lite.context.split())
+    infer = feats(["E0115 09:29:03.009744 88772 analysis_config.cc:91] Please compile with gpu to EnableGpu()"])
+    assert {"deploy_infer", "no_gpu"} <= set(infer.context.split())
+    fluid = feats(["paddle.fluid.core.EnforceNotMet: enforce x_mat_dims[1] == y_mat_dims[0] failed, 1 != 5",
+                   "PaddlePaddle Call Stacks:"])
+    assert "gen_fluid" in fluid.context.split()
+    gpu = feats(["W0120 10:00:00.000000  1 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 9.0, "
+                 "Driver API Version: 12.2, Runtime API Version: 11.2", "KeyError: 'x'"])
+    assert {"gpu_seen", "driver_seen"} <= set(gpu.context.split())
+
+
+def test_focus_is_the_error_the_run_died_of_not_earlier_warnings():
+    f = feats(["W1129 10:00:00.000000  1 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
+               "with CUDNN 8.9, but CUDNN version in your machine is 8.6, which may cause serious incompatible bug.",
+               "[2026/11/29 10:00:05] ppocr INFO: epoch: [1/500], global_step: 10, loss: 21.5",
+               "Traceback (most recent call last):",
+               '  File "tools/train.py", line 12, in <module>',
+               '  File "/root/PaddleDetection/ppdet/data/source/voc.py", line 154, in load_roidb',
+               "KeyError: 'rats'"])
+    assert "KeyError: 'rats'" in f.focus and "CUDNN" not in f.focus
+    tokens = f.context.split()
+    assert {"frame_user", "no_paddle_frame", "exc_keyerror", "last_py_traceback"} <= set(tokens)
+    assert "tb_truncated" not in tokens
+
+
+def test_a_paste_cut_inside_a_traceback_is_marked_and_its_frames_kept():
+    f = feats(["Traceback (most recent call last):",
+               '  File "tools/infer.py", line 8, in <module>',
+               '  File "/usr/local/lib/python3.9/site-packages/pycocotools/coco.py", line 56, in <module>'])
+    tokens = f.context.split()
+    assert {"tb_truncated", "frame_thirdparty", "framepkg_pycocotools"} <= set(tokens)
+    assert "pycocotools/coco.py" in f.focus
+
+
+def test_an_error_in_a_run_that_exited_0_was_survived():
+    f = feats(["ERROR: could not reach the metrics server, retrying", "training finished"], {"exit_code": 0})
+    assert "error_survived" in f.context.split()
+    assert f.record().keys() == {"doc", "focus", "context", "rules", "meta"}
