@@ -216,7 +216,7 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
 def render_real(out: Path = typer.Option(..., help="output folder (storage layout + labels.csv)"),
                 cases: Optional[Path] = typer.Option(None, help="folder of issue_log_shapes.jsonl + split.csv "
                                                                 "(default: <paths.labeled>/real)"),
-                variants: int = typer.Option(3, help="renderings per case (0 = the plain paste)")):
+                variants: int = typer.Option(5, help="renderings per case (0 = the plain paste)")):
     """Render the real issue-thread cases into logs (masks filled, healthy output, envelopes)."""
     from pipeline.realcases import load_cases, render
     folder = cases or Path(_params()["paths"]["labeled"]) / "real"

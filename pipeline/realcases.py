@@ -11,8 +11,9 @@ the rendered cases go through ingest, features and training like any run:
     render(out, cases, variants=(0, 1, 2)) -> labels frame    # files + labels.csv under out
 
 Variant 0 is the plain paste (what a user hands to ``logml predict``): it is the one evaluations
-score. Variants 1 and 2 exist for training only: 1 adds healthy output before the paste, 2 also
-wraps it in a container envelope with the run's exit code beside it.
+score. The other variants exist for training only: 1 adds healthy output before the paste, 2 also
+wraps it in a container envelope with the run's exit code beside it, 3 stops the paste early and 4
+keeps only its last lines (pastes are cut: the label then rests on what is left, as in production).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from pipeline import simulate_text as T
 SHAPES = "issue_log_shapes.jsonl"
 SPLIT = "split.csv"
 MASK = re.compile(r"<(N|DIR|SITE|HEX|TIME|DATE|IP|URL|EMAIL|UUID)>")
-VARIANTS = (0, 1, 2)
+VARIANTS = (0, 1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -246,17 +247,30 @@ def exit_code_for(case: RealCase, lines: list[str]) -> int:
     return 1
 
 
+def _cut(paste: list[str], variant: int, r) -> list[str]:
+    """What users do to pastes: stop early (variant 3: the first 50-90% of the lines, the last one
+    sometimes cut mid-line) or keep only the final error lines (variant 4: the last 1-3)."""
+    if variant == 3 and len(paste) >= 4:
+        kept = paste[:max(2, int(len(paste) * r.uniform(0.5, 0.9)))]
+        if r.random() < 0.5 and len(kept[-1]) > 20:
+            kept[-1] = kept[-1][:r.randrange(10, len(kept[-1]))]
+        return kept
+    if variant == 4 and len(paste) >= 2:
+        return paste[-r.randrange(1, min(3, len(paste)) + 1):]
+    return paste
+
+
 def render_case(case: RealCase, variant: int) -> RenderedLog:
-    paste = fill(case.lines, _rng(case, variant, "fill"))
+    paste = _cut(fill(case.lines, _rng(case, variant, "fill")), variant, _rng(case, variant, "cut"))
     t0 = int(S.rng_for("realcase", case.id, "t0").uniform(1.70e9, 1.76e9)) * T.NS
     envelope = "plain"
     prefix: list[tuple[int, str, str]] = []
-    if variant >= 1:
+    if variant in (1, 2):
         prefix = _healthy_prefix(case, _rng(case, variant, "prefix"), t0)
-    if variant >= 2:
+    if variant == 2:
         envelope = "docker" if int(hashlib.sha256(case.id.encode()).hexdigest(), 16) % 3 else "cri"
     lines = [text for _, _, text in prefix] + paste
-    code = exit_code_for(case, paste) if variant >= 2 else None
+    code = exit_code_for(case, paste) if variant == 2 else None
     return RenderedLog(case=case, variant=variant, envelope=envelope, lines=lines, paste_start=len(prefix),
                        exit_code=code, meta={"t0": t0, "prefix": prefix})
 

@@ -21,15 +21,20 @@ CLI = [sys.executable, "-m", "pipeline.cli"]
 
 @pytest.fixture(scope="session")
 def trained(tmp_path_factory):
-    """A small simulated fleet, ingested, and a model trained on it (real Drain3, DuckDB, MLflow)."""
+    """A small simulated fleet and a share of the real cases, ingested, and a model trained on them
+    (real Drain3, DuckDB, MLflow)."""
     from pipeline.ingest import ingest
     from pipeline.model import train
+    from pipeline.realcases import load_cases, render
     from pipeline.simulate import simulate
     base = tmp_path_factory.mktemp("trained")
     fleet = base / "fleet"
     simulate(fleet, hosts=12, days=4, seed=3)
+    cases = load_cases(ROOT / "data" / "labeled" / "real")
+    render(base / "real", cases[::4], variants=(0, 1, 3))
     db = base / "w.duckdb"
     ingest(str(fleet), str(db))
+    ingest(str(base / "real"), str(db))
     params = load_params()
     params["model"] = {"char_max_features": 3000, "word_max_features": 3000}
     tracking = f"sqlite:///{base / 'mlflow.db'}"
@@ -37,7 +42,8 @@ def trained(tmp_path_factory):
     old = os.environ.get("MLFLOW_TRACKING_URI")
     os.environ["MLFLOW_TRACKING_URI"] = tracking
     try:
-        metrics = train(str(db), [fleet / "labels.csv"], base / "models", params, n_splits=3)
+        metrics = train(str(db), [fleet / "labels.csv", base / "real" / "labels.csv"], base / "models", params,
+                        n_splits=3)
     finally:
         if old is None:
             os.environ.pop("MLFLOW_TRACKING_URI")
@@ -47,20 +53,32 @@ def trained(tmp_path_factory):
             "tracking": tracking}
 
 
-def test_training_reports_rules_model_and_combined_and_logs_mlflow(trained):
+def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlflow(trained):
     metrics = trained["metrics"]
-    for name in ("rules_only", "model_only", "rule_first", "model_first", "hybrid"):
-        assert 0.0 <= metrics["strategies"][name]["macro_f1"] <= 1.0
-    assert metrics["strategy"] in ("rule_first", "model_first", "hybrid")
-    chosen = metrics["strategies"][metrics["strategy"]]["macro_f1"]
-    assert chosen >= metrics["strategies"]["rules_only"]["macro_f1"] - 0.05
+    for scheme in ("real_cv", "real_test", "simulated_cv", "sim_to_real", "captured_transfer"):
+        if scheme == "captured_transfer":
+            assert scheme not in metrics   # no captured runs in this training set
+            continue
+        for mode in ("rules_only", "model_only", "combined"):
+            s = metrics[scheme][mode]
+            assert 0.0 <= s["accuracy"] <= 1.0 and 0.0 <= s["macro_f1"] <= 1.0
+            assert set(s["calibration"]) >= {"ece", "reliability", "accuracy_at_0.8", "coverage_at_0.8"}
+            assert "_y" not in s and "_pred" not in s
+    real_cv = metrics["real_cv"]["combined"]
+    assert real_cv["n"] + metrics["real_test"]["combined"]["n"] == len(range(0, 298, 4))   # cases[::4], variant 0
+    assert "hard_accuracy" in real_cv and "non_environment_blamed_on_environment" in real_cv
+    sim = metrics["simulated_cv"]
+    assert sim["combined"]["accuracy"] >= sim["rules_only"]["accuracy"] - 0.05
+    assert 0.0 <= metrics["combiner"]["floor"] < 1.0 and metrics["combiner"]["alpha"] > 0
     import mlflow
     client = mlflow.MlflowClient(tracking_uri=trained["tracking"])
     runs = client.search_runs([client.get_experiment_by_name("logml-root-cause").experiment_id])
-    assert runs and "rules_only_macro_f1" in runs[0].data.metrics
+    assert runs and "real_cv_combined_accuracy" in runs[0].data.metrics
+    assert "real_test_rules_only_accuracy" in runs[0].data.metrics
+    assert "real_cv_combined_calibration_ece" in runs[0].data.metrics
     assert client.get_registered_model("logml-root-cause").name == "logml-root-cause"
     artifacts = {a.path for a in client.list_artifacts(runs[0].info.run_id)}
-    assert "confusion_matrix.png" in artifacts
+    assert {"confusion_real_cv.png", "confusion_real_test.png", "metrics.json"} <= artifacts
 
 
 def test_lean_scorer_reproduces_scikit_learn(trained):
@@ -68,16 +86,18 @@ def test_lean_scorer_reproduces_scikit_learn(trained):
     from pipeline.lean import LeanModel
     from pipeline.model import ModelParams, build_pipeline, export_lean, frame
     docs = [RunFeatures("OSError: (External) CUDA error(35), CUDA driver version is insufficient", "cuda_error_35",
-                        "exit_1", []),
-            RunFeatures("Bus error (core dumped)\nDataLoader worker exited", "", "exit_135", []),
-            RunFeatures("epoch 3 loss 0.2 训练完成", "", "exit_0", []),
-            RunFeatures("ImportError: libGL.so.1: cannot open shared object file", "libgl", "exit_1", [])]
+                        "exit_1", [], focus="CUDA error(35)", context="gpu_seen frame_user"),
+            RunFeatures("Bus error (core dumped)\nDataLoader worker exited", "", "exit_135", [],
+                        focus="Bus error (core dumped)", context="dataloader signal_seen"),
+            RunFeatures("epoch 3 loss 0.2 训练完成", "", "exit_0", [], context="no_error cjk"),
+            RunFeatures("ImportError: libGL.so.1: cannot open shared object file", "libgl", "exit_1", [],
+                        focus="ImportError: libGL.so.1", context="import_time exc_importerror")]
     labels = ["cuda_driver_too_old", "shm_exhausted", "no_failure", "system_lib_missing"]
     pipe = build_pipeline(ModelParams(min_df=1)).fit(frame(docs * 3), labels * 3)
     meta, arrays = export_lean(pipe)
     lean = LeanModel(meta, arrays)
     expected = pipe.predict_proba(frame(docs))
-    got = np.array([lean.predict_proba({"doc": d.doc, "rules": d.rules, "meta": d.meta}) for d in docs])
+    got = np.array([lean.predict_proba(d.record()) for d in docs])
     assert lean.classes == list(pipe.named_steps["clf"].classes_)
     np.testing.assert_allclose(got, expected, atol=1e-9)
 

@@ -65,7 +65,7 @@ def test_variants_add_healthy_output_and_envelopes_the_paste_survives(cases, tmp
     from pipeline.predict import read_log_events
     case = next(c for c in cases if c.split == "dev" and c.category == "gpu_oom" and len(c.lines) > 3)
     labels = render(tmp_path / "real", [case])
-    assert list(labels["variant"]) == [0, 1, 2] and set(labels["source"]) == {"real"}
+    assert list(labels["variant"]) == [0, 1, 2, 3, 4] and set(labels["source"]) == {"real"}
     assert set(labels["scenario"]) == {case.id} and set(labels["split"]) == {case.split}
     v1, v2 = render_case(case, 1), render_case(case, 2)
     assert v1.paste_start > 0 and v2.envelope in ("docker", "cri") and v2.exit_code == 1
