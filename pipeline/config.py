@@ -19,7 +19,7 @@ DEFAULTS: dict = {
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 64 << 20,
                "duckdb_memory": "512MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000},
     "model": {},
-    "train": {"splits": 4, "seed": 0},
+    "train": {"splits": 4, "seed": 0, "wrong_cost": 0.5, "ship_with_test": True},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},
     "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","]},
 }

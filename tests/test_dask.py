@@ -38,7 +38,7 @@ def test_dask_nightly_predictions_equal_local(tmp_path):
     from pipeline.nightly import run_nightly
     fleet = make_fleet(tmp_path / "fleet", runs=9, lines=120, seed=12)
     params = load_params()
-    params["paths"] = {**params["paths"], "models": str(ROOT / "models"), "labeled": str(tmp_path / "none")}
+    params["paths"] = {**params["paths"], "models": str(ROOT / "pipeline" / "models"), "labeled": str(tmp_path / "none")}
     run_nightly(str(fleet), str(tmp_path / "local.duckdb"), params)
     run_nightly(str(fleet), str(tmp_path / "dask.duckdb"), params, engine="dask")
     query = "SELECT run_id, category, confidence, source, evidence FROM predictions ORDER BY run_id"

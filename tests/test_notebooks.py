@@ -38,10 +38,10 @@ def test_runner_check_mode():
 
 
 def _sample_inputs(tmp_path: Path) -> tuple[Path, Path]:
-    """Private copies of the sample warehouse and models/: the test neither holds a lock on the real
-    warehouse (a concurrent nightly may write it) nor breaks when `dvc repro` rewrites models/."""
+    """Private copies of the sample warehouse and the shipped model: the test neither holds a lock on the
+    real warehouse (a concurrent nightly may write it) nor breaks when `dvc repro` rewrites the model."""
     db = ROOT / "data" / "logml.duckdb"
-    models = ROOT / "models"
+    models = ROOT / "pipeline" / "models"
     if not db.is_file() or not (models / "model.json").is_file() or not (models / "metrics.json").is_file():
         pytest.skip("no sample warehouse or trained model: run `make demo` first")
     db_copy = tmp_path / "logml.duckdb"

@@ -14,11 +14,11 @@ PASTES = Path(__file__).parent / "data" / "pastes"
 @pytest.fixture(scope="module")
 def predictions():
     from pipeline.predict import predict_paths
-    if not (ROOT / "models" / "model.json").exists():
-        pytest.skip("no shipped model in models/")
+    if not (ROOT / "pipeline" / "models" / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
     with (PASTES / "labels.csv").open() as fh:
         labels = {row["file"]: row["category"] for row in csv.DictReader(fh)}
-    results = {Path(r["path"]).name: r for r in predict_paths([str(PASTES / f) for f in labels], ROOT / "models")}
+    results = {Path(r["path"]).name: r for r in predict_paths([str(PASTES / f) for f in labels], ROOT / "pipeline" / "models")}
     return labels, results
 
 
