@@ -31,6 +31,31 @@ RELEVANT = re.compile(
 TAIL_EVENTS = 30
 MAX_CHARS = 12_000
 
+# What the classifier reads is the log's *shape*: the variable parts a user's machine puts in a line
+# (paths up to site-packages, other directories, long numbers, addresses, times) are masked the way
+# the real issue-thread cases were collected, so a rendered case, a captured run and a user's raw paste
+# look alike, and the model learns the constant text (error classes, Paddle's messages, module paths)
+# instead of one machine's numbers. Short numbers stay: error codes and versions carry the signal.
+_SHAPE_RULES = tuple((re.compile(p), r) for p, r in (
+    (r"\b(?:https?|ftp)://\S+", "<URL>"),
+    (r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b", "<EMAIL>"),
+    (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<UUID>"),
+    (r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b", "<IP>"),
+    (r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{12,}\b", "<HEX>"),
+    (r"\b\d{4}[-/]\d{1,2}[-/]\d{1,2}\b", "<DATE>"),
+    (r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b", "<TIME>"),
+    (r"(?:[A-Za-z]:)?[\w.~-]*(?:[\\/][\w.~ -]+?)*[\\/](?:site|dist)-packages[\\/]", "<SITE>/"),
+    (r"(?<![\w<>])(?:[A-Za-z]:|\.{1,2}|~)?(?:[\\/][\w.~-]+)+[\\/](?=[\w.-]+)", "<DIR>/"),
+    (r"\b\d{4,}\b", "<N>"),
+))
+
+
+def shape_text(text: str) -> str:
+    """The text with its machine-specific parts masked (see _SHAPE_RULES)."""
+    for rx, repl in _SHAPE_RULES:
+        text = rx.sub(repl, text)
+    return text
+
 
 @dataclass
 class RunFeatures:
@@ -95,8 +120,8 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
     line_nos = list(events["line_no"])
     levels, kinds = list(events["level"]), list(events["kind"])
     focus, context, focus_lines = focus_and_context(levels, kinds, messages, texts, line_nos, keep, meta)
-    return RunFeatures(doc="\n".join(reversed(parts)), rules=" ".join(rule_hits), meta=meta_tokens(meta),
-                       evidence_lines=[int(line_nos[i]) for i in keep], focus=focus, context=context,
+    return RunFeatures(doc=shape_text("\n".join(reversed(parts))), rules=" ".join(rule_hits), meta=meta_tokens(meta),
+                       evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
                        focus_lines=focus_lines)
 
 
