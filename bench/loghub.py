@@ -165,7 +165,7 @@ def run_system(system: System, params: dict, ablation: bool = False) -> dict:
     return row
 
 
-SWITCHES = ("route_masked", "fallback_search", "join_variable_runs")
+SWITCHES = ("route_masked", "route_names", "fallback_search", "join_variable_runs")
 SIM_THS = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
 
 

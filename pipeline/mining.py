@@ -28,7 +28,7 @@ from drain3.drain import Drain, LogCluster
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 # Duration units, longest spelling first; "m" only counts inside a duration ("1m30s", "1 min 2 s").
 _UNIT = r"(?:ns|us|µs|ms|msecs?|millis(?:econds?)?|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?)"
-_ONE_DUR = r"\d+(?:\.\d+)?[^\S\n]?" + _UNIT + r"(?![A-Za-z])"
+_DUR_PART = r"(?:\d+:\d+(?::\d+)?(?:\.\d+)?\b|\d+(?:\.\d+)?[^\S\n]?" + _UNIT + r"(?![A-Za-z]))"
 MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", ("-",)),
     # MAC addresses (one separator throughout), before TS and DUR would take their digit pairs apart
@@ -44,9 +44,9 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     # a tensor shape or number list, one element or many: "[32]" and "[32, 3, 224, 224]" are one event
     ("SHAPE", r"(?<!\w)\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)*[^\S\n]*,?[^\S\n]*\]", ("[",)),
     ("SIZE", r"\b\d+(?:\.\d+)?(?:[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)|[^\S\n]B)\b", ("B", "b")),
-    # one duration however many units it is printed with ("3s", "1 min 2 s", "1h2m3s", "<1 sec"), or as a
-    # clock ("00:01", "0:01:02")
-    ("DUR", r"\b\d+:\d+(?::\d+)?(?:\.\d+)?\b|(?:(?<![\w<>])[<>~])?\b" + _ONE_DUR + r"(?:[^\S\n]*" + _ONE_DUR + ")*",
+    # one duration however many parts it is printed with ("3s", "1 min 2 s", "1h2m3s", "<1 sec", "00:01",
+    # "1 day, 9:08:29")
+    ("DUR", r"(?:(?<![\w<>])[<>~])?\b" + _DUR_PART + r"(?:,?[^\S\n]*" + _DUR_PART + ")*",
      ("s", ":", "m", "h", "d")),
     ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
@@ -155,6 +155,8 @@ class Template:
 
 
 WILDCARD = "<*>"
+# letters, then an inner "." "@" or "/" followed by letters: a host, an address, a dotted name
+_NAME_LIKE = re.compile(r"\w[.@/]\w").search
 
 
 def is_variable(token: str) -> bool:
@@ -184,6 +186,9 @@ class LogmlDrain(Drain):
       Drain. Masking removes the digits Drain relies on, so otherwise every host name before a
       masked port grows its own subtree (Drain3 issue #53, XDrain). A token that is one placeholder
       ("<NUM>") already stands for all its values and keeps its own branch.
+    - route_names: so is a token shaped like a name rather than a word: letters joined by an inner
+      ".", "@" or "/" ("db.internal.lan", "ann@host", "ns/pod"). A host name first is the case of
+      Drain3 issue #53; a verb first ("Accepted", "Failed") stays a constant branch.
     - fallback_search: when the tree path of a message holds no cluster similar enough, every
       cluster of the same length is tried before a new one is made.
     - similarity: "drain3" counts equal tokens, equal placeholders included, over all tokens;
@@ -194,9 +199,10 @@ class LogmlDrain(Drain):
 
     SIMILARITIES = ("drain3", "constants", "logpai")
 
-    def __init__(self, *, route_masked: bool = False, fallback_search: bool = False,
+    def __init__(self, *, route_masked: bool = False, route_names: bool = False, fallback_search: bool = False,
                  similarity: str = "drain3", **kwargs) -> None:
         super().__init__(**kwargs)
+        self.route_names = route_names
         if similarity not in self.SIMILARITIES:
             raise ValueError(f"mining.similarity must be one of {self.SIMILARITIES}, not {similarity!r}")
         self.route_masked = route_masked
@@ -205,6 +211,8 @@ class LogmlDrain(Drain):
 
     def has_numbers(self, token: str) -> bool:  # Drain: "parametrize tokens with digits" in the tree
         if _HAS_DIGIT(token) is not None:
+            return True
+        if self.route_names and _NAME_LIKE(token) is not None:
             return True
         return self.route_masked and token not in _MASK_TOKENS and MASK_TOKEN.search(token) is not None
 
@@ -242,15 +250,16 @@ class TemplateMiner:
     miner rebuilt from its rows decides the same.
     """
 
-    SETTINGS = ("sim_th", "depth", "max_children", "extra_delimiters", "route_masked", "fallback_search",
+    SETTINGS = ("sim_th", "depth", "max_children", "extra_delimiters", "route_masked", "route_names", "fallback_search",
                 "similarity", "join_variable_runs")
 
     def __init__(self, templates: Sequence[Template] = (), sim_th: float = 0.4, depth: int = 4,
                  max_children: int = 100, extra_delimiters: Sequence[str] = ("=", ","),
-                 route_masked: bool = False, fallback_search: bool = False, similarity: str = "drain3",
-                 join_variable_runs: bool = False) -> None:
+                 route_masked: bool = False, route_names: bool = False, fallback_search: bool = False,
+                 similarity: str = "drain3", join_variable_runs: bool = False) -> None:
         self.drain = LogmlDrain(depth=depth, sim_th=sim_th, max_children=max_children,
                                 extra_delimiters=tuple(extra_delimiters), route_masked=route_masked,
+                                route_names=route_names,
                                 fallback_search=fallback_search, similarity=similarity)
         self.join_variable_runs = join_variable_runs
         self._key_of: dict[int, str] = {}
