@@ -46,7 +46,7 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("SIZE", r"\b\d+(?:\.\d+)?(?:[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)|[^\S\n]B)\b", ("B", "b")),
     # one duration however many parts it is printed with ("3s", "1 min 2 s", "1h2m3s", "<1 sec", "00:01",
     # "1 day, 9:08:29")
-    ("DUR", r"(?:(?<![\w<>])[<>~])?\b" + _DUR_PART + r"(?:,?[^\S\n]*" + _DUR_PART + ")*",
+    ("DUR", r"(?:(?<![\w<>])[<>~]|\b)(?=\d)" + _DUR_PART + r"(?:,?[^\S\n]*(?=\d)" + _DUR_PART + ")*",
      ("s", ":", "m", "h", "d")),
     ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
