@@ -21,7 +21,8 @@ DEFAULTS: dict = {
     "model": {},
     "train": {"splits": 4, "seed": 0, "wrong_cost": 0.5, "ship_with_test": True},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},
-    "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","]},
+    "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","],
+               "route_masked": True, "route_names": False, "fallback_search": False, "similarity": "drain3", "join_variable_runs": True},
 }
 
 

@@ -26,8 +26,13 @@ from drain3.drain import Drain, LogCluster
 # that is what makes the digit-collapsed dedupe key (collapse_digits) exact.
 # [^\S\n] rather than \s: masks never cross lines.
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# Duration units, longest spelling first; "m" only counts inside a duration ("1m30s", "1 min 2 s").
+_UNIT = r"(?:ns|us|µs|ms|msecs?|millis(?:econds?)?|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?)"
+_DUR_PART = r"(?:\d+:\d+(?::\d+)?(?:\.\d+)?\b|\d+(?:\.\d+)?[^\S\n]?" + _UNIT + r"(?![A-Za-z]))"
 MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("UUID", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", ("-",)),
+    # MAC addresses (one separator throughout), before TS and DUR would take their digit pairs apart
+    ("MAC", r"\b[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(?:\1[0-9a-fA-F]{2}){4}\b", (":", "-")),
     ("TS", r"\b\d+[-/]\d+[-/]\d+(?:[T ]\d+:\d+:\d+(?:[.,]\d+)?(?:Z|[+-]\d+(?::\d+)?)?)?\b", ("-", "/")),
     # ctime / syslog dates: "Mon Jun 20 03:40:59 2005", "Jun 14 15:16:01", "June 3, 2005 10:05:25"
     ("TS", r"\b(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?[^\S\n]+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
@@ -36,10 +41,13 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     ("IP", r"\b\d+(?:\.\d+){3}(?::\d+)?\b", (".",)),
     ("HEX", r"\b0x[0-9a-fA-F]+\b", ("0x",)),
     ("PATH", r"(?<![\w.<>])(?:~|\.{1,2})?(?:/[\w.+@%-]+){2,}/?|(?<![\w.<>/])[A-Za-z]:\\[^\s'\"]+", ("/", ":\\")),
-    ("SHAPE", r"\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)+[^\S\n]*,?[^\S\n]*\]", ("[",)),
+    # a tensor shape or number list, one element or many: "[32]" and "[32, 3, 224, 224]" are one event
+    ("SHAPE", r"(?<!\w)\[[^\S\n]*-?\d+(?:[^\S\n]*,[^\S\n]*-?\d+)*[^\S\n]*,?[^\S\n]*\]", ("[",)),
     ("SIZE", r"\b\d+(?:\.\d+)?(?:[^\S\n]?(?:[KMGTP]i?B|bytes|[KMGT]b)|[^\S\n]B)\b", ("B", "b")),
-    ("DUR", r"\b\d+:\d+:\d+(?:\.\d+)?\b|\b\d+(?:\.\d+)?[^\S\n]?(?:ms|us|ns|sec|secs|seconds|s|min|mins|h)\b",
-     ("s", ":", "min", "h")),
+    # one duration however many parts it is printed with ("3s", "1 min 2 s", "1h2m3s", "<1 sec", "00:01",
+    # "1 day, 9:08:29")
+    ("DUR", r"(?:(?<![\w<>])[<>~]|\b)(?=\d)" + _DUR_PART + r"(?:,?[^\S\n]*(?=\d)" + _DUR_PART + ")*",
+     ("s", ":", "m", "h", "d")),
     ("VER", r"\bv?\d+\.\d+\.\d+(?:[.-][\w]+)*\b", (".",)),
     ("NUM", r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])", ()),
     # Hex ids without 0x, told apart from words by the shape of their digit runs (never by a length,
@@ -47,10 +55,23 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     # leading digit run and two or more letters ("0245ccfc"). "bf16", "a100", "7b", "deadbeef" stay.
     ("HEX", r"\b(?:[0-9a-fA-F]*\d[a-fA-F]+\d[0-9a-fA-F]*|\d+[a-fA-F]{2,})\b", ()),
     # Compound ids with a numeric field between underscores: attempt_1445144423722_0020_m_000000_0,
-    # container_..._01_000005, broadcast_0_piece0 ("sm_90", "conv2d_0.w_0", "blk_123" stay).
-    ("ID", r"\b\w*_-?\d+_\w*", ("_-",) + tuple(f"_{d}" for d in range(10))),
+    # container_..._01_000005, broadcast_0_piece0, or digit runs joined by "_" (30546173_4261722401);
+    # "sm_90", "conv2d_0.w_0", "blk_123" stay.
+    ("ID", r"\b\w*_-?\d+_\w*|\b\d+(?:_\d+)+\b", ("_-",) + tuple(f"_{d}" for d in range(10))),
 ]
-_MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
+MASK_NAMES = tuple(dict.fromkeys(name for name, _, _ in MASKS))
+# A token that is one mask placeholder, and a placeholder anywhere in a token ("host:<NUM>").
+MASK_TOKEN = re.compile("<(?:" + "|".join(MASK_NAMES) + ")>")
+_MASK_TOKENS = frozenset(f"<{name}>" for name in MASK_NAMES)
+
+
+def compile_masks(drop: Iterable[str] = ()) -> tuple:
+    """The masks in order, less the named ones (bench/loghub.py tries each mask's removal)."""
+    drop = set(drop)
+    return tuple((f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS if name not in drop)
+
+
+DEFAULT_MASKS = compile_masks()
 _DIGIT_BYTES = bytes.maketrans(b"0123456789", b"1111111111")
 _HAS_DIGIT = re.compile(r"\d").search
 
@@ -62,9 +83,9 @@ def collapse_digits(message: str) -> bytes:
     return message.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES)
 
 
-def mask(message: str) -> str:
+def mask(message: str, masks: tuple = DEFAULT_MASKS) -> str:
     if _HAS_DIGIT(message) or "/" in message:
-        for token, pattern, guards in _MASK_RES:
+        for token, pattern, guards in masks:
             if not guards or any(g in message for g in guards):
                 message = pattern.sub(token, message)
     return " ".join(message.split())
@@ -84,8 +105,9 @@ class MaskCache:
     Bounded: it is cleared when it grows past max_size, which only costs recomputation.
     """
 
-    def __init__(self, max_size: int = 500_000) -> None:
+    def __init__(self, max_size: int = 500_000, masks: tuple = DEFAULT_MASKS) -> None:
         self.max_size = max_size
+        self.masks = masks
         self._by_collapsed: dict[bytes, tuple[str, str]] = {}
         self.generation = 0   # bumped when cleared: keys remembered elsewhere are stale then
 
@@ -116,7 +138,7 @@ class MaskCache:
             if hit is None:
                 masked = ahead.get(msg)
                 if masked is None:
-                    masked = mask(msg)
+                    masked = mask(msg, self.masks)
                 hit = (message_key(masked), masked)
                 cache[collapsed] = hit
             keys.append(hit[0])
@@ -132,24 +154,133 @@ class Template:
     initial_template: str   # the template at creation: fixes the key and the prefix-tree path
 
 
+WILDCARD = "<*>"
+# letters, then an inner "." "@" or "/" followed by letters: a host, an address, a dotted name
+_NAME_LIKE = re.compile(r"\w[.@/]\w").search
+
+
+def is_variable(token: str) -> bool:
+    """A token that stands for a value: Drain's wildcard or a whole mask placeholder."""
+    return token == WILDCARD or token in _MASK_TOKENS
+
+
+def variable_runs_shape(tokens: Sequence[str]) -> tuple[str, ...]:
+    """Tokens with every placeholder (whole or inside a token) as <*> and each run of variable
+    tokens as one: "took <NUM> <NUM> s" and "took <NUM> s" have one shape (a value printed as one
+    token or as several)."""
+    out: list[str] = []
+    for tok in tokens:
+        tok = MASK_TOKEN.sub(WILDCARD, tok)
+        if tok == WILDCARD and out and out[-1] == WILDCARD:
+            continue
+        out.append(tok)
+    return tuple(out)
+
+
+class LogmlDrain(Drain):
+    """Drain3's Drain with generic fixes of its prefix tree and similarity, each a setting
+    (bench/loghub.py chooses them leave-one-system-out):
+
+    - route_masked: a token that mixes a mask placeholder with other text ("www.host.com:<NUM>",
+      "[<NUM>]", "node-<NUM>") is a parameter for the prefix tree, as a token with digits is in
+      Drain. Masking removes the digits Drain relies on, so otherwise every host name before a
+      masked port grows its own subtree (Drain3 issue #53, XDrain). A token that is one placeholder
+      ("<NUM>") already stands for all its values and keeps its own branch.
+    - route_names: so is a token shaped like a name rather than a word: letters joined by an inner
+      ".", "@" or "/" ("db.internal.lan", "ann@host", "ns/pod"). A host name first is the case of
+      Drain3 issue #53; a verb first ("Accepted", "Failed") stays a constant branch.
+    - fallback_search: when the tree path of a message holds no cluster similar enough, every
+      cluster of the same length is tried before a new one is made.
+    - similarity: "drain3" counts equal tokens, equal placeholders included, over all tokens;
+      "constants" counts only the template's constant tokens, over the constants; "logpai" counts
+      equal constants over all tokens (LogPAI's Drain, where masked values are <*>). With many masked
+      values, "GET <PATH> <NUM> <NUM>" and "POST <PATH> <NUM> <NUM>" are 3/4 alike to Drain3 alone.
+    """
+
+    SIMILARITIES = ("drain3", "constants", "logpai")
+
+    def __init__(self, *, route_masked: bool = False, route_names: bool = False, fallback_search: bool = False,
+                 similarity: str = "drain3", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.route_names = route_names
+        if similarity not in self.SIMILARITIES:
+            raise ValueError(f"mining.similarity must be one of {self.SIMILARITIES}, not {similarity!r}")
+        self.route_masked = route_masked
+        self.fallback_search = fallback_search
+        self.similarity = similarity
+
+    def has_numbers(self, token: str) -> bool:  # Drain: "parametrize tokens with digits" in the tree
+        if _HAS_DIGIT(token) is not None:
+            return True
+        if self.route_names and _NAME_LIKE(token) is not None:
+            return True
+        return self.route_masked and token not in _MASK_TOKENS and MASK_TOKEN.search(token) is not None
+
+    def tree_search(self, root_node, tokens, sim_th, include_params):
+        cluster = super().tree_search(root_node, tokens, sim_th, include_params)
+        if cluster is None and self.fallback_search and tokens:
+            cluster = self.fast_match(self.get_clusters_ids_for_seq_len(len(tokens)), tokens, sim_th,
+                                      include_params)
+        return cluster
+
+    def get_seq_distance(self, seq1, seq2, include_params):
+        if self.similarity == "drain3":
+            return super().get_seq_distance(seq1, seq2, include_params)
+        constants = similar = params = 0
+        for template_token, token in zip(seq1, seq2):
+            if is_variable(template_token):
+                params += 1
+                continue
+            constants += 1
+            similar += template_token == token
+        if include_params:  # match(): every variable matches
+            similar += params
+            constants += params
+        elif self.similarity == "logpai":
+            constants += params
+        return (similar / constants if constants else 1.0), params
+
+
 class TemplateMiner:
-    """Drain3 with state kept as plain Template rows (see module docstring)."""
+    """Drain3 with state kept as plain Template rows (see module docstring).
+
+    join_variable_runs: a message that matches no cluster joins the oldest cluster of the same
+    variable_runs_shape whatever its length (a parameter printed as one token or as several:
+    Drain3 issue #66), instead of making a new one. Decided from the current templates only, so a
+    miner rebuilt from its rows decides the same.
+    """
+
+    SETTINGS = ("sim_th", "depth", "max_children", "extra_delimiters", "route_masked", "route_names", "fallback_search",
+                "similarity", "join_variable_runs")
 
     def __init__(self, templates: Sequence[Template] = (), sim_th: float = 0.4, depth: int = 4,
-                 max_children: int = 100, extra_delimiters: Sequence[str] = ("=", ",")) -> None:
-        self.drain = Drain(depth=depth, sim_th=sim_th, max_children=max_children,
-                           extra_delimiters=tuple(extra_delimiters))
+                 max_children: int = 100, extra_delimiters: Sequence[str] = ("=", ","),
+                 route_masked: bool = False, route_names: bool = False, fallback_search: bool = False,
+                 similarity: str = "drain3", join_variable_runs: bool = False) -> None:
+        self.drain = LogmlDrain(depth=depth, sim_th=sim_th, max_children=max_children,
+                                extra_delimiters=tuple(extra_delimiters), route_masked=route_masked,
+                                route_names=route_names,
+                                fallback_search=fallback_search, similarity=similarity)
+        self.join_variable_runs = join_variable_runs
         self._key_of: dict[int, str] = {}
         self._initial: dict[int, str] = {}
+        self._by_shape: dict[tuple[str, ...], set[int]] = {}
+        self._shape_of: dict[int, tuple[str, ...]] = {}
         for tpl in sorted(templates, key=lambda t: t.cluster_id):
             self._restore(tpl)
 
+    @staticmethod
+    def settings(params: dict) -> dict:
+        """The `mining:` params TemplateMiner takes (also what models/templates.json records)."""
+        m = params.get("mining", {})
+        out = {k: m[k] for k in TemplateMiner.SETTINGS if k in m}
+        if "extra_delimiters" in out:
+            out["extra_delimiters"] = list(out["extra_delimiters"])
+        return out
+
     @classmethod
     def from_params(cls, templates: Sequence[Template], params: dict) -> TemplateMiner:
-        m = params.get("mining", {})
-        return cls(templates, sim_th=m.get("sim_th", 0.4), depth=m.get("depth", 4),
-                   max_children=m.get("max_children", 100),
-                   extra_delimiters=m.get("extra_delimiters", ("=", ",")))
+        return cls(templates, **cls.settings(params))
 
     def _restore(self, tpl: Template) -> None:
         # The tree path is built from the initial tokens, exactly as Drain3 built it when the
@@ -161,11 +292,39 @@ class TemplateMiner:
         self.drain.clusters_counter = max(self.drain.clusters_counter, tpl.cluster_id)
         self._key_of[tpl.cluster_id] = tpl.template_key
         self._initial[tpl.cluster_id] = tpl.initial_template
+        self._reshape(cluster)
+
+    def _reshape(self, cluster: LogCluster) -> None:
+        """Keep the shape index in step with the cluster's current template."""
+        if not self.join_variable_runs:
+            return
+        cid, shape = cluster.cluster_id, variable_runs_shape(cluster.log_template_tokens)
+        old = self._shape_of.get(cid)
+        if old == shape:
+            return
+        if old is not None:
+            self._by_shape[old].discard(cid)
+        self._shape_of[cid] = shape
+        self._by_shape.setdefault(shape, set()).add(cid)
+
+    def _join_by_shape(self, masked: str) -> int | None:
+        drain = self.drain
+        tokens = drain.get_content_as_tokens(masked)
+        if drain.tree_search(drain.root_node, tokens, drain.sim_th, False) is not None:
+            return None   # Drain places it itself
+        same = self._by_shape.get(variable_runs_shape(tokens))
+        return min(same) if same else None
 
     def learn(self, masked_messages: Iterable[str]) -> list[str]:
         """Add messages (callers pass distinct messages in sorted order); return their template keys."""
         keys = []
         for masked in masked_messages:
+            if self.join_variable_runs:
+                joined = self._join_by_shape(masked)
+                if joined is not None:
+                    self.drain.id_to_cluster[joined].size += 1
+                    keys.append(self._key_of[joined])
+                    continue
             cluster, change = self.drain.add_log_message(masked)
             cid = cluster.cluster_id
             if change == "cluster_created":
@@ -175,12 +334,17 @@ class TemplateMiner:
                     key = template_key(f"{initial}#{cid}")
                 self._key_of[cid] = key
                 self._initial[cid] = initial
+            if change != "none":
+                self._reshape(cluster)
             keys.append(self._key_of[cid])
         return keys
 
     def match(self, masked: str) -> str | None:
         """Match-only (predict): never creates or changes a template."""
         cluster = self.drain.match(masked, full_search_strategy="fallback")
+        if cluster is None and self.join_variable_runs:
+            same = self._by_shape.get(variable_runs_shape(self.drain.get_content_as_tokens(masked)))
+            return self._key_of[min(same)] if same else None
         return self._key_of.get(cluster.cluster_id) if cluster else None
 
     def templates(self) -> list[Template]:

@@ -279,11 +279,9 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     (models_dir / "model.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True))
     np.savez_compressed(models_dir / "model.npz", **{k: v.astype(np.float32) if k == "coef" else v
                                                      for k, v in arrays.items()})
-    mining = params.get("mining", {})
+    from pipeline.mining import TemplateMiner
     (models_dir / "templates.json").write_text(json.dumps({
-        "settings": {"sim_th": mining.get("sim_th", 0.4), "depth": mining.get("depth", 4),
-                     "max_children": mining.get("max_children", 100),
-                     "extra_delimiters": list(mining.get("extra_delimiters", ["=", ","]))},
+        "settings": TemplateMiner.settings(params),
         "templates": [dict(zip(("template_key", "cluster_id", "template", "initial_template"), t))
                       for t in templates]}, ensure_ascii=False, indent=0))
     (models_dir / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True))

@@ -28,10 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.mining import MASKS, MaskCache, TemplateMiner
+from pipeline.mining import DEFAULT_MASKS, WILDCARD, MaskCache, TemplateMiner
+from pipeline.mining import MASK_TOKEN as _MASK_TOKEN
 
-WILDCARD = "<*>"
-_MASK_TOKEN = re.compile("<(?:" + "|".join(sorted({re.escape(name) for name, _, _ in MASKS})) + ")>")
 _RUNS_OF_WILDCARDS = re.compile(r"(?:<\*>){2,}")
 
 
@@ -179,16 +178,17 @@ def event_id(template: str) -> str:
 
 
 def mine_contents(contents: Sequence[str], params: dict | None = None,
-                  correct: bool = True) -> tuple[list[str], list[str]]:
+                  correct: bool = True, masks: tuple = DEFAULT_MASKS) -> tuple[list[str], list[str]]:
     """Product mining path over contents; returns (EventId, EventTemplate) per content.
 
     correct: apply correct_template to every rendered template (the event is then the corrected
     template, so clusters that differ only by, e.g., a boolean or a digit-only token are one event).
+    masks: mining.compile_masks(...) (the product's masks; bench/loghub.py tries subsets).
     """
     if params is None:
         from pipeline.config import load_params
         params = load_params()
-    keys, masked_of = MaskCache().lookup(contents)
+    keys, masked_of = MaskCache(masks=masks).lookup(contents)
     # Distinct masked messages in a deterministic order (as ingest: ORDER BY masked, message_key).
     distinct = sorted(masked_of.items(), key=lambda kv: (kv[1], kv[0]))
     miner = TemplateMiner.from_params([], params)
@@ -214,9 +214,9 @@ def mine_contents(contents: Sequence[str], params: dict | None = None,
 
 
 def parse_lines(lines: Sequence[str], log_format: str, params: dict | None = None,
-                correct: bool = True) -> tuple[pd.DataFrame, int]:
+                correct: bool = True, masks: tuple = DEFAULT_MASKS) -> tuple[pd.DataFrame, int]:
     frame, unmatched = split_headers(lines, log_format)
-    event_ids, templates = mine_contents(frame["Content"].tolist(), params, correct)
+    event_ids, templates = mine_contents(frame["Content"].tolist(), params, correct, masks)
     frame["EventId"] = event_ids
     frame["EventTemplate"] = templates
     return frame, unmatched

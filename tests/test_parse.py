@@ -138,3 +138,36 @@ def test_a_template_covered_by_a_more_general_one_joins_it():
     root = _merge_subsumed({"g": "iar <*> dear <*>", "s": "iar <HEX> dear 0245ccfc", "t": "iar 003a9260 dear <*>",
                             "o": "iar <*> deer <*>", "l": "iar <*> dear <*> x"})
     assert root == {"g": "g", "s": "g", "t": "g", "o": "o", "l": "l"}
+
+
+def _structural_log(tmp_path: Path) -> tuple[Path, list[int]]:
+    """Lines Drain's prefix tree and fixed lengths get wrong: variable first tokens (host:port,
+    bracketed ids, key=value) and values printed with a varying number of tokens."""
+    rng = random.Random(9)
+    hosts = ["www.example.com", "api.example.org", "cdn.site.net", "mail.host.io", "db.internal.lan"]
+    durations = ["3s", "1 min 2 s", "<1 sec", "00:01", "250 ms", "1h2m3s"]
+    shapes = ["[32]", "[32, 3, 224, 224]", "[8, 128]", "[1, 1]"]
+    lines, truth = [], []
+    for i in range(80):
+        kind = i % 4
+        if kind == 0:
+            body = f"{rng.choice(hosts)}:{rng.randint(1, 65535)} open through proxy gw.corp.net:{rng.randint(80, 90)} HTTPS"
+        elif kind == 1:
+            body = f"[instance: {rng.getrandbits(128):032x}] Took {rng.choice(durations)} to spawn the instance"
+        elif kind == 2:
+            body = f"tensor {rng.choice(shapes)} allocated on device {rng.randint(0, 7)}"
+        else:
+            body = f"pid={rng.randint(1, 99999)} user={rng.choice(['ann', 'bob', 'eve'])} logged in from {rng.choice(hosts)}"
+        lines.append(f"2026-11-29 10:00:{i % 60:02d},000 INFO [w{i % 3}]: {body}")
+        truth.append(kind)
+    path = tmp_path / "structural.log"
+    path.write_text("\n".join(lines))
+    return path, truth
+
+
+def test_structural_fixes_group_variable_prefixes_and_lengths(tmp_path):
+    path, truth = _structural_log(tmp_path)
+    frame = parse_file(path, FORMAT, None, PARAMS)
+    assert grouping_accuracy(truth, frame["EventId"]) == 1.0
+    off = {**PARAMS, "mining": {**PARAMS["mining"], "route_masked": False, "join_variable_runs": False}}
+    assert grouping_accuracy(truth, parse_file(path, FORMAT, None, off)["EventId"]) < 1.0
