@@ -197,7 +197,8 @@ ERRORISH = re.compile(r"(?i)error|exception|traceback|fatal|failed|failure|kille
                       r"cannot|can't|could not|unable|not found|no such|does not exist|refused|timed? ?out|"
                       r"not supported|insufficient|错误|失败|异常|无法")
 FOCUS_CHARS = 1500
-CONTEXT_SCAN = 200   # the first events of a run: banners, device lines, the command line
+CONTEXT_SCAN = 200       # the first events of a run: banners, device lines, the command line
+CONTEXT_RELEVANT = 400   # and its last failure-relevant events (bounded: a 1 GB log stays fast)
 
 
 def frame_location(path: str) -> str:
@@ -244,7 +245,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
         parts.append(text[-FOCUS_CHARS:])
     focus = "\n".join(parts)[-2 * FOCUS_CHARS:]
 
-    scan = sorted(set(keep) | set(range(min(n, CONTEXT_SCAN))))
+    scan = sorted(set(keep[-CONTEXT_RELEVANT:]) | set(range(min(n, CONTEXT_SCAN))))
     blob = "\n".join((texts[i] or messages[i] or "")[:4000] for i in scan)
     tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")

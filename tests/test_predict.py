@@ -239,3 +239,32 @@ def test_labeling_loop_queue_then_label(trained, tmp_path):
     assert f"{run_id},gpu_oom,hand" in (labeled / "hand.csv").read_text()
     again = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert run_id not in again.stdout
+
+
+def test_evidence_supports_the_verdict_not_the_logs_tail(trained, tmp_path):
+    from pipeline.predict import Predictor, read_log_events
+    predictor = Predictor(trained["models"])
+    log = tmp_path / "cpu.log"
+    log.write_text("\n".join([
+        "W0624 19:11:56.882062 42304 init.cc:136] Compiled with WITH_GPU, but no GPU found in runtime.",
+        "/usr/local/lib/python3.9/dist-packages/paddle/fluid/framework.py:298: UserWarning: You are using GPU "
+        "version Paddle, but your CUDA device is not set properly. CPU device will be used by default.",
+        *[f"Predict time of ./imgs/{i}.jpg: 0.063s" for i in range(12)],
+        "Process finished with exit code 1"]) + "\n")
+    events, _ = read_log_events(str(log), predictor.rules)
+    verdict = predictor.diagnose(events, {"exit_code": 1})
+    evidence = predictor.evidence(events, verdict)
+    assert verdict.category == "gpu_not_visible" and evidence
+    assert not any("Predict time" in e["text"] for e in evidence)
+    assert any("CUDA device is not set properly" in e["text"] or "no GPU found" in e["text"] for e in evidence)
+
+
+def test_a_verdict_decided_by_container_metadata_cites_it(trained, tmp_path):
+    from pipeline.normalize import normalize_lines
+    from pipeline.predict import Predictor
+    predictor = Predictor(trained["models"])
+    events = normalize_lines(["[2026/11/29 10:00:05] ppocr INFO: epoch: [1/500], global_step: 10, loss: 21.5"] * 3)
+    verdict = predictor.diagnose(events, {"exit_code": 137, "oom_killed": True})
+    evidence = predictor.evidence(events, verdict)
+    assert verdict.category == "host_oom"
+    assert evidence[0]["line"] is None and evidence[0]["text"] == "container metadata: exit code 137, OOMKilled=true"

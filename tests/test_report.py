@@ -347,3 +347,39 @@ def test_simulated_fleet_report(tmp_path):
             if fix["pin_tag"]:
                 assert fix["pin_tag"] in fix["fix"] and "latest" not in fix["pin_tag"]
     assert paths["html"].stat().st_size > 10_000
+
+
+def test_job_errors_are_routed_to_owners_apart_from_the_environment_ranking(tmp_path):
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    rows = []
+    for i in range(11):   # this week: 8 runs of one job, 3 of another; last week 2
+        job, image = ("ocr-finetune", OFF + "2.6.0-gpu-cuda11.8-cudnn8") if i < 8 else ("det-train", OFF + "latest-gpu")
+        start = W47 + dt.timedelta(days=8, hours=i)
+        rows.append((f"h0{i % 3 + 1}/docker/containers/ce{i:02d}", f"h0{i % 3 + 1}", image, job, start))
+    for i in range(2):
+        start = W47 + dt.timedelta(days=2, hours=i)
+        rows.append((f"h01/docker/containers/old{i}", "h01", OFF + "latest-gpu", "det-train", start))
+    for run_id, host, image, job, start in rows:
+        con.execute("""INSERT INTO runs (run_id, host, kind, image, image_tag, exit_code, oom_killed, started_at,
+                                         finished_at, labels, first_ts, last_ts, n_events)
+                       VALUES (?, ?, 'docker', ?, ?, 1, false, ?, ?, ?::JSON, ?, ?, 3)""",
+                    [run_id, host, image, image.split(":")[1], start, start + dt.timedelta(minutes=5),
+                     json.dumps({"job": job, "gpu_count": "1"}), start, start + dt.timedelta(minutes=5)])
+        evidence = json.dumps([{"line": 12, "text": f"KeyError: 'rats' ({job})", "template_id": None}])
+        con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                                model_confidence, model_version, evidence, alternatives, predicted_at)
+                       VALUES (?, 'code_error', 0.93, 'rule', 'python_bug_in_job_code', 'code_error', 0.9, 'test',
+                               ?::JSON, '[]', now())""", [run_id, evidence])
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    assert all(r["category"] != "code_error" for r in rep["ranking"] + rep["other_failures"])
+    je = rep["job_errors"]
+    assert (je["runs"], je["runs_last"]) == (11, 2)
+    assert [(o["job"], o["runs"], o["runs_last"]) for o in je["by_owner"]] == [("ocr-finetune", 8, 0), ("det-train", 3, 2)]
+    assert je["by_owner"][0]["evidence"] == "KeyError: 'rats' (ocr-finetune)" and len(je["by_owner"][0]["run_ids"]) == 3
+    paths = write_report(rep, tmp_path / "out")
+    html_text, md_text = paths["html"].read_text(), paths["md"].read_text()
+    assert "Job errors: route to owners" in html_text and "ocr-finetune" in html_text
+    assert "## Job errors: route to owners" in md_text and "det\\-train" in md_text
+    assert "code_error" not in _md_ranking(md_text) and "code_error" not in _html_ranking(html_text)
