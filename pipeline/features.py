@@ -201,6 +201,26 @@ CONTEXT_SCAN = 200       # the first events of a run: banners, device lines, the
 CONTEXT_RELEVANT = 400   # and its last failure-relevant events (bounded: a 1 GB log stays fast)
 
 
+_API_VERSIONS = re.compile(r"Driver API Version: (\d+)\.(\d+), Runtime API Version: (\d+)\.(\d+)")
+_CC = re.compile(r"(?:GPU Compute Capability|CUDA Capability): (\d+)\.?(\d)?")
+
+
+def version_facts(blob: str) -> list[str]:
+    """Facts Paddle prints at device init that regexes cannot compare: the host driver older than
+    the CUDA runtime Paddle was built with (then CUDA errors mean cuda_driver_too_old), and the GPU's
+    generation (a very old or very new compute capability is where arch mismatches live)."""
+    out = []
+    m = _API_VERSIONS.search(blob)
+    if m:
+        driver, runtime = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))
+        out.append("driver_older_than_runtime" if driver < runtime else "driver_covers_runtime")
+    c = _CC.search(blob)
+    if c:   # "GPU Compute Capability: 8.6" (2.x) or "CUDA Capability: 75" (1.x)
+        cc = int(c.group(1)) if c.group(2) is None else int(c.group(1)) * 10 + int(c.group(2))
+        out.append("cc_old" if cc < 60 else "cc_new" if cc >= 90 else "cc_mid")
+    return out
+
+
 def frame_location(path: str) -> str:
     """Where a traceback frame lives: paddle | thirdparty | stdlib | user."""
     p = path.replace("\\", "/")
@@ -248,6 +268,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     scan = sorted(set(keep[-CONTEXT_RELEVANT:]) | set(range(min(n, CONTEXT_SCAN))))
     blob = "\n".join((texts[i] or messages[i] or "")[:4000] for i in scan)
     tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
+    tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
     if n <= 3:
         tokens.append("tiny_log")

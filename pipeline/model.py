@@ -38,7 +38,7 @@ class ModelParams:
     use_rules: bool = True
     use_char: bool = True
     use_context: bool = True
-    real_weight: float = 3.0      # a real case's weight, spread over its renderings
+    real_weight: float = 6.0      # a real case's weight, spread over its renderings
     captured_weight: float = 1.0
     simulated_weight: float = 0.5
     n_jobs: int = 2               # parallel CV fits (this machine class has 2 cores)

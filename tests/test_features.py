@@ -59,3 +59,14 @@ def test_an_error_in_a_run_that_exited_0_was_survived():
     f = feats(["ERROR: could not reach the metrics server, retrying", "training finished"], {"exit_code": 0})
     assert "error_survived" in f.context.split()
     assert f.record().keys() == {"doc", "focus", "context", "rules", "meta"}
+
+
+def test_device_facts_compare_what_regexes_cannot():
+    from pipeline.features import version_facts
+    assert version_facts("Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.1, "
+                         "Runtime API Version: 11.8") == ["driver_older_than_runtime", "cc_mid"]
+    assert version_facts("device: 0, CUDA Capability: 75, Driver API Version: 10.2, Runtime API Version: 10.0") \
+        == ["driver_covers_runtime", "cc_mid"]
+    assert version_facts("GPU Compute Capability: 12.0, Driver API Version: 12.8, Runtime API Version: 11.8") \
+        == ["driver_covers_runtime", "cc_new"]
+    assert version_facts("no device line at all") == []
