@@ -70,8 +70,15 @@ def test_variants_add_healthy_output_and_envelopes_the_paste_survives(cases, tmp
     v1, v2 = render_case(case, 1), render_case(case, 2)
     assert v1.paste_start > 0 and v2.envelope in ("docker", "cri") and v2.exit_code == 1
     assert v1.lines[v1.paste_start:] == render_case(case, 1).lines[v1.paste_start:]
-    # each rendering reads back (plain, docker json-file or CRI) with the paste's last line intact
-    for run_id in labels["run_id"]:
+    # variant 3 stops the paste early, variant 4 keeps its last lines only
+    v0, v3, v4 = render_case(case, 0).lines, render_case(case, 3).lines, render_case(case, 4).lines
+    assert 2 <= len(v3) < len(v0) and 1 <= len(v4) <= 3
+    assert all(line.startswith(shape.split("<")[0]) for line, shape in zip(v3[:-1], case.lines))
+    assert all(line.startswith(shape.split("<")[0]) for line, shape in zip(v4, case.lines[-len(v4):]))
+    # each full rendering reads back (plain, docker json-file or CRI) with the paste's last line intact
+    for run_id, variant in zip(labels["run_id"], labels["variant"]):
+        if variant >= 3:
+            continue
         path = tmp_path / "real" / run_id
         if path.is_dir():
             path = next(p for p in path.iterdir() if p.name.endswith("-json.log") or p.name == "0.log")
