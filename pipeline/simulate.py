@@ -179,7 +179,7 @@ class Image:
     missing_sys_lib: str = ""      # system_lib_missing
     cpu_wheel: bool = False        # gpu_not_visible
     missing_cuda_lib: str = ""     # cuda_lib_missing
-    dep_conflict: str = ""         # python_dependency_conflict: numpy2 | protobuf | markupsafe | module
+    dep_conflict: str = ""         # python_dependency_conflict: numpy2 | protobuf | markupsafe | module | opencv | hfhub | pillow10
     custom_ops: bool = False       # native_crash risk
     nv_base: bool = False          # built FROM nvidia/cuda (prints the CUDA banner)
 
@@ -240,6 +240,23 @@ IMAGES = {i.ref: i for i in (
           nv_base=True),
     Image("registry.local/serving/ocr-serving:0.9-cuda11.2", "2.4.2", "11.2", "8.2",
           base="registry.baidubce.com/paddlepaddle/serving:0.9.0-cuda11.2-cudnn8-runtime", archs=_ARCH_112[2:], **_PY37),
+    # more image defects, each with its own surface forms: NCCL left out (only multi-GPU runs load it), no CUDA
+    # runtime at all, a conda libstdc++ older than the wheel's, OpenSSL 3 where the wheel wants 1.1, and
+    # third-party pins (several opencv builds, huggingface_hub without cached_download, Pillow 10)
+    Image("registry.local/nlp/paddlenlp:3.0b2-slim", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9",
+          missing_cuda_lib="libnccl.so"),
+    Image("registry.local/infer/paddle-infer:2.4-ubuntu", "2.4.2", "11.7", "8.4", base="ubuntu:22.04",
+          missing_cuda_lib="libcudart.so.11.0"),
+    Image("registry.local/nlp/paddlenlp:2.6-conda", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          missing_sys_lib="libstdc++.so.6", **_PY38_CONDA),
+    Image("registry.local/infer/paddle-infer:2.5-jammy", "2.5.1", "11.8", "8.6",
+          base="nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", missing_sys_lib="libssl.so.1.1", nv_base=True),
+    Image("registry.local/ocr/ppocr-train:v4-cv", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          dep_conflict="opencv"),
+    Image("registry.local/nlp/paddlenlp:3.0b2-hub", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9",
+          dep_conflict="hfhub"),
+    Image("registry.local/ocr/paddlex-ocr:3.0-pil10", "3.0.0", "12.6", "9.5", base=_OFF + "3.0.0-gpu-cuda12.6-cudnn9.5",
+          dep_conflict="pillow10"),
     Image("registry.local/search/ernie-legacy:1.8", "1.8.5", "10.1", "7.6", base=_OFF + "1.8.5-gpu-cuda10.1-cudnn7",
           archs=_ARCH_101, **_PY37),
     # an older Fluid still running a ranking job: prints 1.5's 'PaddlePaddle Call Stacks:' enforce form
@@ -281,7 +298,8 @@ JOB_TEMPLATES = {j.name: j for j in (
     JobTemplate("ppocr-rec-train", "ocr", "ocr",
                 ((5, "registry.local/ocr/ppocr-train:v4"), (0.35, "registry.local/ocr/ppocr-train:v5-slim"),
                  (1.0, "registry.local/ocr/paddlex-ocr:3.0"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
-                 (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9")),
+                 (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
+                 (0.2, "registry.local/ocr/ppocr-train:v4-cv"), (0.15, "registry.local/ocr/paddlex-ocr:3.0-pil10")),
                 (64, 128, 256), 2.0, 0.05, legacy_p=0.04, chinese_p=0.3, workdir="/paddle"),
     JobTemplate("ppocr-det-train", "ocr", "ocr",
                 ((4, "registry.local/ocr/ppocr-train:v4"), (0.4, "registry.local/ocr/ppocr-train:v5-slim"),
@@ -297,7 +315,9 @@ JOB_TEMPLATES = {j.name: j for j in (
     JobTemplate("paddlenlp-finetune", "nlp", "nlp",
                 ((3, "registry.local/nlp/paddlenlp:3.0b2"), (0.3, "registry.local/nlp/paddlenlp:2.8-pb4"),
                  (0.4, "registry.local/nlp/uie-train:conda"), (1, _OFF + "3.0.0-gpu-cuda12.6-cudnn9.5"),
-                 (0.5, _OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
+                 (0.5, _OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
+                 (0.3, "registry.local/nlp/paddlenlp:3.0b2-slim"), (0.15, "registry.local/nlp/paddlenlp:2.6-conda"),
+                 (0.15, "registry.local/nlp/paddlenlp:3.0b2-hub")),
                 (4, 8, 16, 32), 6.0, 0.9, workers=(0, 1, 2, 4), host_gb_per_worker=3.0, hours=(1, 30),
                 multinode_p=0.35, chinese_p=0.25),
     JobTemplate("batch-infer", "infer", "infer",
@@ -305,7 +325,8 @@ JOB_TEMPLATES = {j.name: j for j in (
                  (0.5, "registry.local/infer/ppocr-infer:v4-runtime"), (1.5, "registry.local/infer/ppocr-infer:v4-cudnn"),
                  (0.25, "registry.local/infer/paddle-infer:2.6-slim"),
                  (2, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"), (1.5, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
-                 (0.5, _OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4")),
+                 (0.5, _OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4"), (0.2, "registry.local/infer/paddle-infer:2.4-ubuntu"),
+                 (0.15, "registry.local/infer/paddle-infer:2.5-jammy")),
                 (1, 4, 8, 16, 32), 1.5, 0.12, workers=(0, 2), hours=(0.2, 4), progress=(8, 90), saves=False),
     JobTemplate("ocr-serving", "serving", "serving",
                 ((3, "registry.local/serving/ocr-serving:0.9-cuda11.2"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
@@ -408,8 +429,8 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "cuda_driver_too_old", (f"image CUDA {im.cuda} > host driver {h.driver_version} max CUDA {h.cuda_max}")
     if h.gpu.cc not in im.archs:
         return "gpu_arch_unsupported", f"{im.ref} built without sm_{h.gpu.cc.replace('.', '')} ({h.gpu.key})"
-    if im.missing_cuda_lib:
-        return "cuda_lib_missing", f"{im.missing_cuda_lib} absent from {im.ref}"
+    if im.missing_cuda_lib and (not im.missing_cuda_lib.startswith("libnccl") or s.n_gpus * s.nnodes > 1):
+        return "cuda_lib_missing", f"{im.missing_cuda_lib} absent from {im.ref}"   # NCCL: loaded by collectives only
     if not s.volume_mounted:
         return "file_not_found", "data/model volume not mounted"
     if j.kind in ("infer", "serving") and (
