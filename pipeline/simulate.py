@@ -8,6 +8,7 @@ Writes the storage layout of shared/design.md under ``out``:
     <host>/docker/containers/<cid>/<cid>-json.log[.1|.2.gz] + config.v2.json
     <host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log (+ <n>.log.meta.json with the run's metadata)
     <host>/files/<job>/train.log + train.log.meta.json
+    (container labels carry team, job, revision and dataset; an edited config shows in the command)
     inventory.csv   host, gpu_model, driver_version, cuda_driver_max, node_pool
     labels.csv      run_id, category, source (= simulated), scenario (= category/variant), note
 

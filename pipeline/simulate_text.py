@@ -14,6 +14,13 @@ Surface forms follow the Paddle generation of the image:
   "20"  Paddle 2.0-2.2: "(External) Cuda error(35) ... [Advise: ...]", "Error Message Summary:"
   "2x"  Paddle 2.3-2.6: "C++ Traceback (most recent call last):", "[Hint: ...] (at /paddle/...)"
   "3x"  Paddle 3.x: phi paths, PIR/json models, some Chinese hints
+(a Fluid 1.5 image still prints 1.x's older 'EnforceNotMet ... at [...]' + 'PaddlePaddle Call Stacks:' form).
+
+Each category has its own forms (``e_<category>``) and, beside them, families seen in real logs (``FAMILIES``:
+Paddle Inference/Lite deployments, Fluid GLOG checks, parameter servers, launches that wait forever,
+third-party pins, Windows and Chinese messages, signatures that point to another cause). ``code_error``
+renders the job bug the fleet model planted (``CODE_BUGS``, keyed by ``ctx.extra["job_bug"]``) from the
+job's own files, never with an environment signature.
 """
 from __future__ import annotations
 
