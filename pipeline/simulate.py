@@ -843,7 +843,7 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
     em.flush()
     lines = w.close()
     end = max(em.t, w.last_t) + r.randrange(50_000_000, 900_000_000)
-    oom_killed = s.category == "host_oom"
+    oom_killed = s.category == "host_oom" and T.host_oom_killed(variant)
     labels = {"team": j.team, "job": j.name, "gpus": "all" if s.gpus else "",
               "shm_size": "64m" if s.shm_small else "8g", "gpu_count": str(s.n_gpus * s.nnodes),
               "memory_limit": f"{s.mem_limit_gb}g" if s.mem_limit_gb else "", "revision": s.revision}

@@ -3201,7 +3201,10 @@ def exit_code_for(category: str, variant: str) -> int:
     if category == "no_failure":
         return 0
     if category == "host_oom":
-        return 137
+        # the OOM killer SIGKILLs (137); an allocation that fails in the process raises instead, and a killed
+        # DataLoader worker makes the trainer raise (1)
+        return 134 if "bad_alloc" in variant else 137 if host_oom_killed(variant) and "dataloader_killed" not in variant \
+            else 1
     if category == "native_crash":
         return 139 if "segv" in variant else 132 if "illegal" in variant else 136 if "sigfpe" in variant else 134
     if category == "shm_exhausted" and "bus_core" in variant:
@@ -3215,6 +3218,11 @@ def exit_code_for(category: str, variant: str) -> int:
     if category == "unknown" and "deadline" in variant:
         return 143
     return 1
+
+
+def host_oom_killed(variant: str) -> bool:
+    """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
+    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed")
 
 
 def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:
@@ -3415,7 +3423,7 @@ def _finish(c: Ctx, category: str, variant: str, err_lines: list) -> tuple[str, 
     code = exit_code_for(category, variant)
     if c.extra.get("truncate"):
         return variant + "+truncated", code
-    if category == "host_oom":
+    if category == "host_oom" and code == 137:
         if c.launch and variant != "launch_sigkill" and c.rng.random() < 0.5:
             _launch_failure_tail(c, err_lines, -9)
         return variant, code

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import simulate_text as T
 from pipeline.simulate import CATEGORIES, IMAGES, simulate, vt
 
 CRI_RE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) (stdout|stderr) ([PF]) (.*)$")
@@ -144,8 +145,11 @@ def test_driver_cohort_is_causal(sim):
         if row["category"] == "no_failure":
             assert vt(cuda) <= vt(inv[host]["cuda_driver_max"])
             assert state["exit"] == 0
-        if row["category"] == "host_oom":
-            assert state["exit"] == 137 and state["oom"] is True
+        if row["category"] == "host_oom":     # killed by the OOM killer, or an allocation that failed in the job
+            assert (state["exit"] == 137 and state["oom"]) or state["exit"] in (1, 134), (row, state)
+            assert state["oom"] == T.host_oom_killed(row["scenario"].split("/", 1)[1])
+        else:
+            assert state["oom"] is False
     assert too_old_on_cohort >= 3
 
 
@@ -436,7 +440,10 @@ def test_every_family_renders_its_signature():
 
 
 def test_new_exit_codes():
-    from pipeline import simulate_text as T
+    assert T.exit_code_for("host_oom", "cut_off") == 137 and T.host_oom_killed("cut_off")
+    assert T.exit_code_for("host_oom", "host_alloc_numpy_unable") == 1 and not T.host_oom_killed("host_alloc_numpy_unable")
+    assert T.exit_code_for("host_oom", "host_alloc_dataloader_killed") == 1
+    assert T.host_oom_killed("host_alloc_dataloader_killed")
     assert T.exit_code_for("distributed_comm_failure", "wait_forever+other_rank") == 143
     assert T.exit_code_for("gpu_not_visible", "enable_gpu_cpu_build+segv") == 139
     assert T.exit_code_for("unknown", "2x_deadline_sigterm") == 143
