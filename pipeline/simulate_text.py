@@ -2790,8 +2790,12 @@ def f_alloc_traceback_only(c: Ctx) -> str:
 def f_host_alloc_python(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "numpy_unable"), (1, "bare_memoryerror"), (1, "posix_memalign"), (1, "dataloader_killed"),
-                  (1, "errno12")])
-    if v == "numpy_unable":
+                  (1, "errno12"), (0.6 if c.job in ("infer", "serving") else 0, "lite_malloc")])
+    if v == "lite_malloc":    # Paddle-Lite's host allocator on a small box: a fatal check, then abort
+        em.err(f"[F {em.ts_short()}.{em.millis():03d} ...ite/lite/core/target_wrapper.cc:29 Malloc] Check failed: p: Error "
+               f"occurred in TargetWrapper::Malloc period: no enough for mallocing {r.randrange(8, 900) * 2**20} bytes.")
+        em.err("Aborted (core dumped)")
+    elif v == "numpy_unable":
         py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/framework/io.py", pick(r, (57, 771)), "_build_saved_state_dict",
                                                  "save_dict[key] = value.numpy()")])
         em.err(f"numpy.core._exceptions._ArrayMemoryError: Unable to allocate {r.uniform(9, 900):.2f} MiB for an array with "
@@ -2846,8 +2850,14 @@ def f_rpc_pserver(c: Ctx) -> str:
     """Parameter-server jobs: gRPC/bRPC clients that cannot reach a pserver."""
     r, em = c.rng, c.em
     ep = f"{(c.rank_ips or ['10.10.0.3'])[-1]}:{6170 + r.randrange(4)}"
-    v = wpick(r, [(1, "grpc_connect_failed"), (1, "grpc_fatal"), (1, "brpc_reset")])
-    if v == "grpc_connect_failed":
+    v = wpick(r, [(1, "grpc_connect_failed"), (1, "grpc_fatal"), (1, "brpc_reset"), (0.7 if c.gen == "1x" else 0, "v1_socket")])
+    if v == "v1_socket":      # the v1 trainer's parameter client: the pserver pod runs but does not listen yet
+        _v1_commandline(c)
+        em.glog("I", "ParameterClient2.cpp:114", f"pserver 0 {ep}")
+        _glog_f(c, f"LightNetwork.cpp:{pick(r, (397, 399))}", f"Check failed: error >= 0 ERROR connecting to {ep.split(':')[0]}: "
+                "Connection refused [111]", ("paddle::SocketClient::TcpClient()", "paddle::SocketClient::SocketClient()",
+                                             "paddle::ParameterClient2::init()", "paddle::RemoteParameterUpdater::init()"))
+    elif v == "grpc_connect_failed":
         for _ in range(r.randrange(6, 30)):
             em.glog("E", "grpc_client.cc:242", f"proc param error:name:[fc_{r.randrange(9)}.w_0@GRAD] ep:[{ep}] grpc error:Connect Failed",
                     tid=r.randrange(100, 300))
@@ -3203,7 +3213,7 @@ def exit_code_for(category: str, variant: str) -> int:
     if category == "host_oom":
         # the OOM killer SIGKILLs (137); an allocation that fails in the process raises instead, and a killed
         # DataLoader worker makes the trainer raise (1)
-        return 134 if "bad_alloc" in variant else 137 if host_oom_killed(variant) and "dataloader_killed" not in variant \
+        return 134 if "bad_alloc" in variant or "lite_malloc" in variant else 137 if host_oom_killed(variant) and "dataloader_killed" not in variant \
             else 1
     if category == "native_crash":
         return 139 if "segv" in variant else 132 if "illegal" in variant else 136 if "sigfpe" in variant else 134
