@@ -2312,7 +2312,10 @@ def bug_parse_line(c: Ctx) -> str:
                   "(most recent call last):", f'  File "{ds}", line {pick(r, (128, 150))}, in __getitem__',
                   "    label = substr[1]", "IndexError: list index out of range"], "stdout")
         em.adv(r.uniform(0.01, 0.5))
-    py_tb(c, frames_user(c) + [(ds, pick(r, (162, 171)), "__getitem__", "return self.__getitem__(rnd_idx)")] * 3)
+    loop = [(f"{_repo(c)}/tools/program.py", pick(r, (262, 284)), "train", "for idx, batch in enumerate(train_dataloader):"),
+            (f"{_dl_dir(c)}/dataloader_iter.py", pick(r, (217, 235)), "_thread_loop", "batch = self._dataset_fetcher.fetch(indices,"),
+            (f"{_dl_dir(c)}/fetcher.py", pick(r, (121, 134)), "fetch", "data.append(self.dataset[idx])")]
+    py_tb(c, frames_user(c, deep=False) + loop + [(ds, pick(r, (162, 171)), "__getitem__", "return self.__getitem__(rnd_idx)")] * 3)
     em.err("RecursionError: maximum recursion depth exceeded while calling a Python object")
     return "parse_line_blank" if blank else "parse_line_no_tab"
 
@@ -2333,6 +2336,8 @@ def bug_collate(c: Ctx) -> str:
     err = pick(r, ("ValueError: all input arrays must have the same shape",
                    "ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape "
                    "after 1 dimensions. The detected shape was (%d,) + inhomogeneous part." % c.batch_size))
+    if "inhomogeneous" in err:          # raised by np.array on ragged fields, not by np.stack
+        stack = stack[:3] + [(f"{dl}/collate.py", pick(r, (60, 66)), "default_collate_fn", "return np.array(batch)")]
     if c.num_workers == 0 or r.random() < 0.3:
         em.err(f"Exception in thread Thread-{r.randrange(1, 4)}:")
         py_tb(c, [(f"/usr/lib/python3.{pyv}/threading.py", 926, "_bootstrap_inner", "self.run()"),
