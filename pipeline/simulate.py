@@ -8,6 +8,7 @@ Writes the storage layout of shared/design.md under ``out``:
     <host>/docker/containers/<cid>/<cid>-json.log[.1|.2.gz] + config.v2.json
     <host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log (+ <n>.log.meta.json with the run's metadata)
     <host>/files/<job>/train.log + train.log.meta.json
+    (container labels carry team, job, revision and dataset; an edited config shows in the command)
     inventory.csv   host, gpu_model, driver_version, cuda_driver_max, node_pool
     labels.csv      run_id, category, source (= simulated), scenario (= category/variant), note
 
@@ -15,7 +16,9 @@ Failures come from causes in a fleet model, not from dice alone: every host has 
 (a cohort on driver 470 = CUDA 11.4), every image has a Paddle version, a CUDA/cuDNN runtime, the GPU
 architectures it was built for, and sometimes a defect (CPU wheel, missing libGL, no cuDNN, conflicting
 Python packages); every run has container settings (--gpus, --shm-size, memory limit, mounted volumes),
-a batch size, DataLoader workers, nodes. ``decide`` maps those facts to one taxonomy category in a fixed
+a batch size, DataLoader workers, nodes, and what the job was started from: a code revision, a dataset
+version and a config (a job bug, ``code_error``, lives there: a new revision that breaks the model, a dataset
+candidate with a bad label file, a hand-edited config; never on the host). ``decide`` maps those facts to one taxonomy category in a fixed
 order of precedence; a few causes stay probabilistic (shared memory pressure, NCCL on a flaky pool...).
 Categories still missing after planning are planted by changing a cause of an otherwise healthy run, so
 labels stay consistent with the metadata.
@@ -43,7 +46,7 @@ from pipeline import simulate_text as T
 CATEGORIES = ("cuda_driver_too_old", "gpu_not_visible", "cuda_lib_missing", "gpu_arch_unsupported",
               "system_lib_missing", "shm_exhausted", "gpu_oom", "host_oom", "model_version_incompatible",
               "api_incompatible", "python_dependency_conflict", "distributed_comm_failure", "native_crash",
-              "disk_full", "file_not_found", "no_failure", "unknown")
+              "disk_full", "file_not_found", "code_error", "no_failure", "unknown")
 
 
 def rng_for(*parts) -> random.Random:
@@ -177,7 +180,7 @@ class Image:
     missing_sys_lib: str = ""      # system_lib_missing
     cpu_wheel: bool = False        # gpu_not_visible
     missing_cuda_lib: str = ""     # cuda_lib_missing
-    dep_conflict: str = ""         # python_dependency_conflict: numpy2 | protobuf | markupsafe | module
+    dep_conflict: str = ""         # python_dependency_conflict: numpy2 | protobuf | markupsafe | module | opencv | hfhub | pillow10
     custom_ops: bool = False       # native_crash risk
     nv_base: bool = False          # built FROM nvidia/cuda (prints the CUDA banner)
 
@@ -238,7 +241,27 @@ IMAGES = {i.ref: i for i in (
           nv_base=True),
     Image("registry.local/serving/ocr-serving:0.9-cuda11.2", "2.4.2", "11.2", "8.2",
           base="registry.baidubce.com/paddlepaddle/serving:0.9.0-cuda11.2-cudnn8-runtime", archs=_ARCH_112[2:], **_PY37),
+    # more image defects, each with its own surface forms: NCCL left out (only multi-GPU runs load it), no CUDA
+    # runtime at all, a conda libstdc++ older than the wheel's, OpenSSL 3 where the wheel wants 1.1, and
+    # third-party pins (several opencv builds, huggingface_hub without cached_download, Pillow 10)
+    Image("registry.local/nlp/paddlenlp:3.0b2-slim", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9",
+          missing_cuda_lib="libnccl.so"),
+    Image("registry.local/infer/paddle-infer:2.4-ubuntu", "2.4.2", "11.7", "8.4", base="ubuntu:22.04",
+          missing_cuda_lib="libcudart.so.11.0"),
+    Image("registry.local/nlp/paddlenlp:2.6-conda", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          missing_sys_lib="libstdc++.so.6", **_PY38_CONDA),
+    Image("registry.local/infer/paddle-infer:2.5-jammy", "2.5.1", "11.8", "8.6",
+          base="nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04", missing_sys_lib="libssl.so.1.1", nv_base=True),
+    Image("registry.local/ocr/ppocr-train:v4-cv", "2.6.0", "11.8", "8.6", base=_OFF + "2.6.0-gpu-cuda11.8-cudnn8",
+          dep_conflict="opencv"),
+    Image("registry.local/nlp/paddlenlp:3.0b2-hub", "3.0.0", "11.8", "8.9", base=_OFF + "3.0.0-gpu-cuda11.8-cudnn8.9",
+          dep_conflict="hfhub"),
+    Image("registry.local/ocr/paddlex-ocr:3.0-pil10", "3.0.0", "12.6", "9.5", base=_OFF + "3.0.0-gpu-cuda12.6-cudnn9.5",
+          dep_conflict="pillow10"),
     Image("registry.local/search/ernie-legacy:1.8", "1.8.5", "10.1", "7.6", base=_OFF + "1.8.5-gpu-cuda10.1-cudnn7",
+          archs=_ARCH_101, **_PY37),
+    # an older Fluid still running a ranking job: prints 1.5's 'PaddlePaddle Call Stacks:' enforce form
+    Image("registry.local/search/ernie-legacy:1.5", "1.5.2", "10.0", "7.6", base=_OFF + "1.5.2-gpu-cuda10.0-cudnn7",
           archs=_ARCH_101, **_PY37),
 )}
 
@@ -276,7 +299,8 @@ JOB_TEMPLATES = {j.name: j for j in (
     JobTemplate("ppocr-rec-train", "ocr", "ocr",
                 ((5, "registry.local/ocr/ppocr-train:v4"), (0.35, "registry.local/ocr/ppocr-train:v5-slim"),
                  (1.0, "registry.local/ocr/paddlex-ocr:3.0"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
-                 (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9")),
+                 (0.4, _OFF + "latest-gpu"), (0.8, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
+                 (0.2, "registry.local/ocr/ppocr-train:v4-cv"), (0.15, "registry.local/ocr/paddlex-ocr:3.0-pil10")),
                 (64, 128, 256), 2.0, 0.05, legacy_p=0.04, chinese_p=0.3, workdir="/paddle"),
     JobTemplate("ppocr-det-train", "ocr", "ocr",
                 ((4, "registry.local/ocr/ppocr-train:v4"), (0.4, "registry.local/ocr/ppocr-train:v5-slim"),
@@ -292,7 +316,9 @@ JOB_TEMPLATES = {j.name: j for j in (
     JobTemplate("paddlenlp-finetune", "nlp", "nlp",
                 ((3, "registry.local/nlp/paddlenlp:3.0b2"), (0.3, "registry.local/nlp/paddlenlp:2.8-pb4"),
                  (0.4, "registry.local/nlp/uie-train:conda"), (1, _OFF + "3.0.0-gpu-cuda12.6-cudnn9.5"),
-                 (0.5, _OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
+                 (0.5, _OFF + "3.1.0-gpu-cuda12.6-cudnn9.5-dev"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"),
+                 (0.3, "registry.local/nlp/paddlenlp:3.0b2-slim"), (0.15, "registry.local/nlp/paddlenlp:2.6-conda"),
+                 (0.15, "registry.local/nlp/paddlenlp:3.0b2-hub")),
                 (4, 8, 16, 32), 6.0, 0.9, workers=(0, 1, 2, 4), host_gb_per_worker=3.0, hours=(1, 30),
                 multinode_p=0.35, chinese_p=0.25),
     JobTemplate("batch-infer", "infer", "infer",
@@ -300,13 +326,15 @@ JOB_TEMPLATES = {j.name: j for j in (
                  (0.5, "registry.local/infer/ppocr-infer:v4-runtime"), (1.5, "registry.local/infer/ppocr-infer:v4-cudnn"),
                  (0.25, "registry.local/infer/paddle-infer:2.6-slim"),
                  (2, _OFF + "2.6.0-gpu-cuda11.8-cudnn8"), (1.5, _OFF + "3.0.0-gpu-cuda11.8-cudnn8.9"),
-                 (0.5, _OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4")),
+                 (0.5, _OFF + "2.4.2-gpu-cuda11.7-cudnn8.4-trt8.4"), (0.2, "registry.local/infer/paddle-infer:2.4-ubuntu"),
+                 (0.15, "registry.local/infer/paddle-infer:2.5-jammy")),
                 (1, 4, 8, 16, 32), 1.5, 0.12, workers=(0, 2), hours=(0.2, 4), progress=(8, 90), saves=False),
     JobTemplate("ocr-serving", "serving", "serving",
                 ((3, "registry.local/serving/ocr-serving:0.9-cuda11.2"), (1, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
                 (1, 4, 8), 1.5, 0.1, workers=(0,), hours=(4, 48), progress=(20, 200), saves=False),
     JobTemplate("ernie-legacy-train", "search", "nlp",
-                ((2, "registry.local/search/ernie-legacy:1.8"), (1.5, _OFF + "2.1.2-gpu-cuda11.2-cudnn8"),
+                ((2, "registry.local/search/ernie-legacy:1.8"), (0.8, "registry.local/search/ernie-legacy:1.5"),
+                 (1.5, _OFF + "2.1.2-gpu-cuda11.2-cudnn8"),
                  (0.4, _OFF + "latest-gpu"), (0.4, _OFF + "2.6.0-gpu-cuda11.8-cudnn8")),
                 (8, 16, 32), 3.0, 0.4, workers=(0, 2), legacy_p=1.0, chinese_p=0.5, workdir="/home/work/ernie"),
 )}
@@ -357,6 +385,11 @@ class RunSpec:
     progress: int
     u: dict = field(default_factory=dict)   # uniforms for the probabilistic causes
     long: bool = False        # a long run (docker rotates its log)
+    revision: str = ""        # git revision of the job's code (container label)
+    dataset: str = ""         # dataset version the job reads (container label)
+    config: str = ""          # config file or arguments the job was started with (in the command)
+    job_bug: str = ""         # the bug those inputs carry ("" = none): a key of simulate_text.CODE_BUGS
+    bug_in: str = ""          # revision | dataset | config: which input carries it
     category: str = ""
     cause: str = ""
     planted: bool = False
@@ -387,6 +420,8 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "python_dependency_conflict", f"{im.dep_conflict} conflict baked into {im.ref}"
     if s.legacy_code and (im.major >= 3 or vt(im.paddle) >= (2, 5)):
         return "api_incompatible", f"paddle.fluid code on Paddle {im.paddle}"
+    if s.job_bug and T.CODE_BUG_PHASE[s.job_bug] == "import":    # a config the job cannot even parse
+        return "code_error", _bug_cause(s)
     if not s.gpus:
         return "gpu_not_visible", "container started without --gpus"
     if im.cpu_wheel:
@@ -395,13 +430,15 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "cuda_driver_too_old", (f"image CUDA {im.cuda} > host driver {h.driver_version} max CUDA {h.cuda_max}")
     if h.gpu.cc not in im.archs:
         return "gpu_arch_unsupported", f"{im.ref} built without sm_{h.gpu.cc.replace('.', '')} ({h.gpu.key})"
-    if im.missing_cuda_lib:
-        return "cuda_lib_missing", f"{im.missing_cuda_lib} absent from {im.ref}"
+    if im.missing_cuda_lib and (not im.missing_cuda_lib.startswith("libnccl") or s.n_gpus * s.nnodes > 1):
+        return "cuda_lib_missing", f"{im.missing_cuda_lib} absent from {im.ref}"   # NCCL: loaded by collectives only
     if not s.volume_mounted:
         return "file_not_found", "data/model volume not mounted"
     if j.kind in ("infer", "serving") and (
             (vt(s.model_version)[0] >= 3 > im.major) or (vt(s.model_version) > vt(im.paddle) and u["model"] < 0.3)):
         return "model_version_incompatible", f"model exported by Paddle {s.model_version}, image has {im.paddle}"
+    if s.job_bug:      # the model, data or config is wrong: it fails on the first batches, before memory grows
+        return "code_error", _bug_cause(s)
     if s.nnodes > 1 and u["nccl"] < (0.45 if h.pool.flaky_net else 0.05):
         return "distributed_comm_failure", f"NCCL across {s.nnodes} nodes on pool {h.pool.name}"
     if s.num_workers > 0 and s.shm_small and u["shm"] < min(0.7, 0.02 * s.num_workers * (1 + s.batch / 64)):
@@ -415,9 +452,81 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "disk_full", f"small data volume on {h.name} full"
     if u["native"] < (0.06 if im.custom_ops else 0.006):
         return "native_crash", "crash in native code" + (" (custom op)" if im.custom_ops else "")
-    if u["bug"] < 0.03:
-        return "unknown", "bug in user code"
+    if u["bug"] < 0.01:
+        return "unknown", "a failure no cause of the fleet model explains"
     return "no_failure", ""
+
+
+def _bug_cause(s: RunSpec) -> str:
+    where = {"revision": f"code revision {s.revision}", "dataset": f"dataset {s.dataset}",
+             "config": f"config {s.config}"}[s.bug_in]
+    return f"{s.job_bug} in {where}"
+
+
+# --------------------------------------------------------------------------------------------------
+# What a job was started from: a code revision, a dataset version, a config. A job bug (code_error) is
+# a property of one of these, drawn once per input, so every run started from the same broken input
+# fails the same way on any host, and every run from a good input is unaffected.
+
+# the bugs each input of a job kind can carry (simulate_text.CODE_BUGS renders them)
+JOB_BUGS = {
+    "ocr": {"revision": ("shape_matmul", "conv_channels", "reshape", "user_exception", "dtype"),
+            "dataset": ("parse_line", "label_range", "collate", "illegal_address"),
+            "config": ("yaml", "missing_key", "unknown_key", "num_classes")},
+    "det": {"revision": ("conv_channels", "broadcast", "user_exception", "reshape", "dtype"),
+            "dataset": ("label_map", "label_range", "collate", "illegal_address"),
+            "config": ("yaml", "unknown_key", "num_classes", "missing_key")},
+    "nlp": {"revision": ("shape_matmul", "loss_shape", "user_exception", "dtype", "broadcast"),
+            "dataset": ("label_range", "embedding_ids", "json_line", "illegal_address"),
+            "config": ("unknown_key", "missing_key", "num_classes")},
+    "infer": {"revision": ("dtype", "conv_channels", "user_exception", "reshape"),
+              "dataset": ("bad_input",),
+              "config": ("argparse", "wrong_model")},
+    "serving": {"revision": ("user_exception", "dtype"), "dataset": (), "config": ("yaml", "missing_key")},
+}
+DATASETS = {"ppocr-rec-train": "rec-zh-lines", "ppocr-det-train": "det-receipts", "ppdet-train": "shelf-coco",
+            "paddlenlp-finetune": "tickets-cls", "batch-infer": "images-nightly", "ernie-legacy-train": "query-pairs"}
+_USERS = ("liwei", "zhangm", "akumar", "jchen", "mrossi", "wangyf")
+# share of runs started from the day's development revision / a dataset release candidate / a hand-edited
+# config, and the chance that such an input is broken (the stable revision and dataset never are)
+_DEV_P, _DEV_BAD_P = 0.1, 0.3
+_RC_P, _RC_BAD_P = 0.06, 0.35
+_CUSTOM_P, _CUSTOM_BAD_P = 0.015, 0.6
+
+
+def _input_bug(seed: int, jt: JobTemplate, source: str, item: str, p_bad: float) -> str:
+    kinds = JOB_BUGS[jt.kind][source]
+    r = rng_for(seed, "bug", jt.name, source, item)
+    return T.pick(r, kinds) if kinds and r.random() < p_bad else ""
+
+
+def custom_config(jt: JobTemplate, bug: str, tag: str, user: str) -> str:
+    """The config a user started the job with; for argument-line jobs the typo itself shows in the command."""
+    if jt.kind == "infer":
+        return {"argparse": "--model_dir /workspace/inference --bacth_size 8",
+                "wrong_model": "--model_dir /models/ppocr_v4_det --batch_size 8"}.get(
+                    bug, f"--model_dir /workspace/inference --batch_size 4 --tag {tag}")
+    if jt.kind == "nlp":
+        return f"./config/custom/{user}_{tag}.json"
+    if jt.kind == "serving":
+        return f"config_{user}_{tag}.yml"
+    return f"configs/custom/{user}_{tag}.yml"
+
+
+def job_inputs(seed: int, jt: JobTemplate, key: str, day: int) -> dict:
+    """revision, dataset, config of one run, and the bug they carry (job_bug, bug_in)."""
+    r = rng_for(seed, "inputs", key)
+    dev, rc, custom = r.random() < _DEV_P, r.random() < _RC_P, r.random() < _CUSTOM_P
+    revision = hexid(7, seed, "rev-dev", jt.name, day) if dev else hexid(7, seed, "rev", jt.name, day // 3)
+    base = DATASETS.get(jt.name, "")
+    dataset = "" if not base else f"{base}-v{2 + day // 4}rc" if rc else f"{base}-v{1 + day // 4}"
+    bugs = {"revision": _input_bug(seed, jt, "revision", revision, _DEV_BAD_P) if dev else "",
+            "dataset": _input_bug(seed, jt, "dataset", dataset, _RC_BAD_P) if rc and base else "",
+            "config": _input_bug(seed, jt, "config", key, _CUSTOM_BAD_P) if custom else ""}
+    config = custom_config(jt, bugs["config"], hexid(4, seed, "cfg", key), T.pick(r, _USERS)) if custom else ""
+    # a config that does not parse fails first, then a broken model (first step), then bad data
+    bug_in = next((k for k in ("config", "revision", "dataset") if bugs[k]), "")
+    return dict(revision=revision, dataset=dataset, config=config, job_bug=bugs.get(bug_in, ""), bug_in=bug_in)
 
 
 _FIXED_U = ("dep", "model", "nccl", "shm", "oom", "hostoom", "disk", "native", "bug")
@@ -464,13 +573,13 @@ def plan_run(seed: int, host: Host, day: int, index: int, t0: int) -> RunSpec:
         volume_mounted=r.random() > (0.035 if jt.kind in ("infer", "serving") else 0.015),
         model_version=_wchoice(r, [(6, "2.6.0"), (1, "2.4.2"), (0.3, "3.0.0")]) if jt.kind in ("infer", "serving") else "",
         legacy_code=r.random() < jt.legacy_p, amp=r.random() < 0.3, hours=hours, progress=progress,
-        u={k: r.random() for k in _FIXED_U}, long=long)
+        u={k: r.random() for k in _FIXED_U}, long=long, **job_inputs(seed, jt, f"{host.name}/{day}/{index}", day))
     spec.category, spec.cause = decide(spec)
     return spec
 
 
 # mutations that introduce one cause into a healthy run, tried in order when a category must be planted
-def _mutations(s: RunSpec, cat: str):
+def _mutations(s: RunSpec, cat: str, seed: int = 0):
     imgs = [IMAGES[k] for k in sorted(IMAGES)]
     if cat in ("cuda_driver_too_old", "gpu_arch_unsupported", "cuda_lib_missing", "system_lib_missing",
                "python_dependency_conflict"):
@@ -502,6 +611,26 @@ def _mutations(s: RunSpec, cat: str):
         yield replace(s, u={**s.u, "native": 0.0})
     if cat == "unknown":
         yield replace(s, u={**s.u, "bug": 0.0})
+    if cat == "code_error":
+        yield from _bug_mutations(s, seed)
+
+
+def _bug_mutations(s: RunSpec, seed: int):
+    """Start the run from a broken input: the day's dev revision, a dataset candidate, or an edited config."""
+    r = rng_for(seed, "plant-bug", s.key)
+    bugs = JOB_BUGS[s.job.kind]
+    sources = [k for k in ("revision", "dataset", "config") if bugs[k] and (k != "dataset" or s.job.name in DATASETS)]
+    r.shuffle(sources)
+    for src in sources:
+        bug = T.pick(r, bugs[src])
+        if src == "revision":
+            yield replace(s, revision=hexid(7, seed, "rev-planted", s.key), job_bug=bug, bug_in=src)
+        elif src == "dataset":
+            yield replace(s, dataset=f"{DATASETS[s.job.name]}-v{2 + s.day // 4}rc{1 + r.randrange(9)}", job_bug=bug,
+                          bug_in=src)
+        else:
+            cfg = custom_config(s.job, bug, hexid(4, seed, "cfg-planted", s.key), T.pick(r, _USERS))
+            yield replace(s, config=cfg, job_bug=bug, bug_in=src)
 
 
 def plant(specs: list[RunSpec], seed: int, minimum: int) -> None:
@@ -515,7 +644,7 @@ def plant(specs: list[RunSpec], seed: int, minimum: int) -> None:
             s = specs[i]
             if s.category != "no_failure" or s.planted:
                 continue
-            for m in _mutations(s, cat):
+            for m in _mutations(s, cat, seed):
                 c, cause = decide(m)
                 if c == cat:
                     m.category, m.cause, m.planted = c, cause, True
@@ -674,7 +803,8 @@ def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, s
                    gpus_visible=s.gpus and not im.cpu_wheel, nv_base=im.nv_base, hostname=hostname,
                    set_x=r.random() < 0.2, iface=r.choice(("eth0", "bond0", "ib0")),
                    truncate=s.category not in ("no_failure", "host_oom") and r.random() < 0.04,
-                   gpu_need_gb=_gpu_need(s), cmd=cmd, cleanup=j.saves and r.random() < 0.12)
+                   gpu_need_gb=_gpu_need(s), cmd=cmd, cleanup=j.saves and r.random() < 0.12,
+                   job_bug=s.job_bug, bug_in=s.bug_in, dataset=s.dataset, config=s.config)
     return c
 
 
@@ -713,10 +843,12 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
     em.flush()
     lines = w.close()
     end = max(em.t, w.last_t) + r.randrange(50_000_000, 900_000_000)
-    oom_killed = s.category == "host_oom"
+    oom_killed = s.category == "host_oom" and T.host_oom_killed(variant)
     labels = {"team": j.team, "job": j.name, "gpus": "all" if s.gpus else "",
               "shm_size": "64m" if s.shm_small else "8g", "gpu_count": str(s.n_gpus * s.nnodes),
-              "memory_limit": f"{s.mem_limit_gb}g" if s.mem_limit_gb else ""}
+              "memory_limit": f"{s.mem_limit_gb}g" if s.mem_limit_gb else "", "revision": s.revision}
+    if s.dataset:
+        labels["dataset"] = s.dataset
     started, finished = rfc3339nano(t_start), rfc3339nano(end)
     if s.fmt == "docker":
         created = rfc3339nano(t_start - r.randrange(300_000_000, 4_000_000_000))
@@ -761,6 +893,10 @@ def _ids(seed: int, s: RunSpec) -> dict:
            "nlp": "python -u run_finetune.py ./config/finetune_args.json",
            "infer": "python3 infer.py --model_dir /workspace/inference --batch_size 8",
            "serving": "python3 web_service.py --config config.yml"}[j.kind]
+    if s.config:       # started with a hand-edited config (or argument line): the command shows it
+        head = {"infer": "python3 infer.py", "nlp": "python -u run_finetune.py", "serving": "python3 web_service.py --config",
+                "ocr": "python3 tools/train.py -c", "det": "python tools/train.py -c"}[j.kind]
+        cmd = f"{head} {s.config}" + (" --eval" if j.kind == "det" else "")
     if s.n_gpus > 1 and j.kind in ("ocr", "det", "nlp"):
         cmd = "python -m paddle.distributed.launch --gpus " + ",".join(str(i) for i in range(s.n_gpus)) + " " + \
             cmd.split(" ", 1)[1]

@@ -14,6 +14,13 @@ Surface forms follow the Paddle generation of the image:
   "20"  Paddle 2.0-2.2: "(External) Cuda error(35) ... [Advise: ...]", "Error Message Summary:"
   "2x"  Paddle 2.3-2.6: "C++ Traceback (most recent call last):", "[Hint: ...] (at /paddle/...)"
   "3x"  Paddle 3.x: phi paths, PIR/json models, some Chinese hints
+(a Fluid 1.5 image still prints 1.x's older 'EnforceNotMet ... at [...]' + 'PaddlePaddle Call Stacks:' form).
+
+Each category has its own forms (``e_<category>``) and, beside them, families seen in real logs (``FAMILIES``:
+Paddle Inference/Lite deployments, Fluid GLOG checks, parameter servers, launches that wait forever,
+third-party pins, Windows and Chinese messages, signatures that point to another cause). ``code_error``
+renders the job bug the fleet model planted (``CODE_BUGS``, keyed by ``ctx.extra["job_bug"]``) from the
+job's own files, never with an environment signature.
 """
 from __future__ import annotations
 
@@ -1103,12 +1110,15 @@ _PYTYPE = {"External": "OSError", "ResourceExhausted": "MemoryError", "Precondit
 
 
 def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_kind: str = "device",
-                 py_frames: list | None = None, long_p: float = 0.5, loc_old: str | None = None) -> str:
+                 py_frames: list | None = None, long_p: float = 0.5, loc_old: str | None = None,
+                 op: str | None = None) -> str:
     """A Paddle C++ error surfacing in Python, formatted for the image's Paddle generation.
 
     msg: message lines (first line is the headline). loc: phi path "paddle/phi/...cc:66" (without the leading
-    /paddle/). Returns a short form tag ("1x" | "20" | "short" | "long").
+    /paddle/). op: the operator a static-graph program was running ('[operator < conv2d > error]' follows the
+    hint). Returns a short form tag ("1x" | "20" | "short" | "long").
     """
+    hint_tail = f"  [operator < {op} > error]" if op else None
     r, em = c.rng, c.em
     if py_frames is None:
         py_frames = frames_user(c)
@@ -1125,6 +1135,8 @@ def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_k
             summary.append(f"  [Hint: {hint}] at ({old_loc})")
         else:
             summary[-1] += f" at ({old_loc})"
+        if hint_tail:
+            summary.append(hint_tail)
         cpp_tb_1x(c, cpp_frames(c, "exec" if cpp_kind not in ("device", "alloc") else cpp_kind), summary)
         return "1x"
     path = old_loc if c.gen == "20" else (("../" if c.major >= 3 and r.random() < 0.4 else "/paddle/") + loc)
@@ -1132,7 +1144,8 @@ def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_k
         hint = (f"Please search for the error code({msg[0].split('(')[1].split(')')[0] if '(' in msg[0] else 0}) on website( "
                 "https://docs.nvidia.com/cuda/archive/10.0/cuda-runtime-api/group__CUDART__TYPES.html"
                 "#group__CUDART__TYPES_1g3f51e3575c2178246db0a94a430e0038 ) to get Nvidia's official solution about CUDA Error.")
-        body = [f"{cls}: {msg[0]}"] + msg[1:] + [f"  [Advise: {hint}] (at {path})", ""]
+        body = [f"{cls}: {msg[0]}"] + msg[1:] + [f"  [Advise: {hint}] (at {path})"] + \
+            ([hint_tail] if hint_tail else []) + [""]
         em.err(f"{pytype}: ")
         cpp_tb_2x(c, cpp_frames(c, cpp_kind), body)
         return "20"
@@ -1140,10 +1153,10 @@ def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_k
         em.err(f"{pytype}: ")
         body = [f"{cls}: ", ""] + msg if code == "ResourceExhausted" else [f"{cls}: {msg[0]}"] + msg[1:]
         if hint:
-            body += [f"  [Hint: {hint}] (at {path})", ""]
+            body += [f"  [Hint: {hint}] (at {path})"]
         else:
             body[-1] += f" (at {path})"
-            body.append("")
+        body += ([hint_tail] if hint_tail else []) + [""]
         cpp_tb_2x(c, cpp_frames(c, cpp_kind), body)
         return "long"
     lines = [f"{pytype}: ({code}) {msg[0]}"] + msg[1:]
@@ -1151,6 +1164,8 @@ def paddle_error(c: Ctx, code: str, msg: list, hint: str | None, loc: str, cpp_k
         lines += [f"  [Hint: {hint}] (at {path})"]
     else:
         lines[-1] += f" (at {path})"
+    if hint_tail:
+        lines.append(hint_tail)
     em.block(lines)
     return "short"
 
@@ -1831,57 +1846,1344 @@ def e_file_not_found(c: Ctx) -> str:
 
 
 def e_unknown(c: Ctx) -> str:
+    """A failure that fits no cause of the taxonomy: the log says little or names nothing we know."""
     r, em = c.rng, c.em
-    v = wpick(r, [(2, "keyerror_reader"), (2, "assertion"), (1.5, "zerodivision"), (2, "shape_mismatch"),
-                  (1, "nonetype"), (1, "json_decode")])
-    ds = f"{c.workdir}/utils/dataset.py"
-    if v == "keyerror_reader":
-        key = pick(r, ("'label'", "'bbox'", "'text'", "'image_path'"))
-        em.err("Traceback (most recent call last):" if r.random() < 0.3 else "")
-        py_tb(c, [(f"{c.site}/paddle/io/dataloader/worker.py", pick(r, (352, 372)), "_worker_loop",
-                   "batch = fetcher.fetch(indices)"),
-                  (f"{c.site}/paddle/io/dataloader/fetcher.py", 121, "fetch", "data.append(self.dataset[idx])"),
-                  (ds, pick(r, (71, 96)), "__getitem__", f"label = sample[{key}]")])
-        em.err(f"KeyError: {key}")
-        if r.random() < 0.7:
-            py_tb(c, frames_user(c))
-            em.block(["SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
-                      "  [Hint: Expected killed_ != true, but received killed_:1 == true:1.] (at "
-                      "/paddle/paddle/fluid/operators/reader/blocking_queue.h:166)", ""])
-    elif v == "assertion":
-        py_tb(c, frames_user(c) + [(f"{c.workdir}/models/head.py", pick(r, (45, 112)), "forward",
-                                    "assert feats.shape[1] == self.in_channels, f\"expect {self.in_channels} channels\"")])
-        em.err(pick(r, ("AssertionError: expect 256 channels", "AssertionError")))
-    elif v == "zerodivision":
-        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/metrics.py", pick(r, (28, 66)), "compute",
-                                                 "precision = tp / (tp + fp)")])
-        em.err("ZeroDivisionError: division by zero")
-    elif v == "shape_mismatch":
-        a, b = r.choice(((10, 32), (512, 1024), (80, 81), (3, 4)))
-        if r.random() < 0.5:
-            py_tb(c, frames_user(c) + [(f"{c.workdir}/models/loss.py", pick(r, (37, 90)), "forward",
-                                        "loss = (pred - target) ** 2")])
-            tail = f"/paddle/paddle/phi/kernels/funcs/common_shape.h:{pick(r, (84, 86))}"
-            em.block([f"ValueError: (InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast together "
-                      f"with the shape of X = [{c.batch_size}, {a}] and the shape of Y = [{c.batch_size}, {b}]. Received [{a}] "
-                      f"in X is not equal to [{b}] in Y at i:1.",
-                      f"  [Hint: Expected x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] <= 1 "
-                      f"== true, but received x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] "
-                      f"<= 1:0 != true:1.] (at {tail})", ""])
-        else:
-            py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/postprocess.py", pick(r, (19, 44)), "decode",
-                                                     "scores = logits.numpy().reshape(-1, num_classes) + prior")])
-            em.err(f"ValueError: operands could not be broadcast together with shapes ({c.batch_size},{a}) ({b},)")
-    elif v == "nonetype":
-        py_tb(c, frames_user(c) + [(ds, pick(r, (55, 80)), "__getitem__", "img = img[:, :, ::-1]")])
-        em.err("TypeError: 'NoneType' object is not subscriptable")
+    v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "download_failed"), (1, "remote_service")])
+    if v == "silent_exit":          # the script gave up on its own and only its wrapper says so
+        em.err(pick(r, ("Error: training exited abnormally, see above", "[ERROR] job step 'train' failed",
+                        f"+ exit {pick(r, (1, 2, 255))}", "make: *** [Makefile:12: train] Error 1")))
+    elif v == "deadline_sigterm":   # the scheduler's deadline, not a fault of the job or the node
+        em.err(pick(r, ("Terminated", "[INFO] received SIGTERM, exiting", "rpc error: code = DeadlineExceeded")))
+    elif v == "download_failed":
+        url = pick(r, ("https://paddledet.bj.bcebos.com/models/pretrained/ResNet50_cos_pretrained.pdparams",
+                       "https://paddleocr.bj.bcebos.com/PP-OCRv4/chinese/ch_PP-OCRv4_rec_train.tar",
+                       "https://bj.bcebos.com/paddlenlp/models/transformers/ernie_3.0/ernie_3.0_medium_zh.pdparams"))
+        for k in range(r.randrange(1, 4)):
+            em.err(f"[{em.ts_short()}] ppdet.utils.download WARNING: Download from {url} failed, retry {k + 1}")
+            em.adv(r.uniform(5, 60))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddle/utils/download.py", pick(r, (185, 200)), "_download",
+                                                 'raise RuntimeError("Download from {} failed. "')])
+        em.err(f"RuntimeError: Download from {url} failed. Retry limit reached")
     else:
-        py_tb(c, [(ds, pick(r, (40, 61)), "__init__", "self.samples = [json.loads(l) for l in f]"),
-                  (f"/usr/lib/python3.{c.python.split('.')[1]}/json/__init__.py", 346, "loads", "return _default_decoder.decode(s)"),
-                  (f"/usr/lib/python3.{c.python.split('.')[1]}/json/decoder.py", 337, "decode",
-                   "obj, end = self.raw_decode(s, idx=_w(s, 0))")])
-        em.err(f"json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column {r.randrange(20, 900)} (char {r.randrange(20, 900)})")
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/requests/adapters.py", pick(r, (519, 565)), "send",
+                                                 "raise ConnectionError(e, request=request)")])
+        em.err("requests.exceptions.ConnectionError: HTTPConnectionPool(host='metrics-gw.ml.svc', port=8080): Max retries "
+               "exceeded with url: /api/v1/push (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object "
+               f"at {c.hexaddr()}>: Failed to establish a new connection: [Errno 111] Connection refused'))")
     return f"{c.gen}_{v}"
+
+
+# --------------------------------------------------------------------------------------------------
+# code_error: the job's own code, data or config is wrong (pipeline.simulate plants the bug in a revision,
+# a dataset version or a config; ctx.extra["job_bug"] names it). The error is raised in the job's own
+# files or by Paddle's checks on what the job passed; no environment signature belongs here.
+
+# when each bug strikes: a config that does not parse stops the job before it touches the GPU; a broken
+# model fails on the first batch; bad samples are met somewhere in the epoch
+CODE_BUG_PHASE = {
+    "yaml": "import", "missing_key": "import", "unknown_key": "import", "argparse": "import",
+    "shape_matmul": "first", "conv_channels": "first", "reshape": "first", "broadcast": "first", "dtype": "first",
+    "loss_shape": "first", "wrong_model": "first", "num_classes": "step", "user_exception": "step",
+    "label_range": "step", "label_map": "load", "parse_line": "load", "collate": "first", "illegal_address": "step",
+    "embedding_ids": "step", "json_line": "load", "bad_input": "step",
+}
+
+_REPO = {"ocr": "PaddleOCR", "det": "PaddleDetection"}
+
+
+def _repo(c: Ctx) -> str:
+    """Where the job's own code lives: a cloned PaddleOCR/PaddleDetection tree or the team's workdir."""
+    return f"{c.workdir}/{_REPO[c.job]}" if c.job in _REPO else c.workdir
+
+
+def _nums(c: Ctx, pairs) -> tuple:
+    return pick(c.rng, pairs)
+
+
+_OWN_FILES = {   # the job's own model / loss / dataset files, by job kind
+    "model": {"ocr": ("ppocr/modeling/heads/rec_ctc_head.py", "ppocr/modeling/necks/rnn.py", "ppocr/modeling/backbones/rec_lcnetv3.py"),
+              "det": ("ppdet/modeling/heads/ppyoloe_head.py", "ppdet/modeling/backbones/cspresnet.py", "ppdet/modeling/necks/custom_pan.py"),
+              "nlp": ("model/classifier.py", "model/ernie.py", "run_finetune.py")},
+    "loss": {"ocr": ("ppocr/losses/rec_ctc_loss.py", "ppocr/losses/cls_loss.py"),
+             "det": ("ppdet/modeling/losses/varifocal_loss.py", "ppdet/modeling/losses/custom_ce_loss.py"),
+             "nlp": ("run_finetune.py", "model/loss.py")},
+    "data": {"ocr": ("ppocr/data/simple_dataset.py",), "det": ("ppdet/data/source/shelf_coco.py",),
+             "nlp": ("utils/data.py", "run_finetune.py")},
+}
+
+
+def _own(c: Ctx, what: str, fn: str, code: str) -> list:
+    """One frame in the job's own file of that role; inference jobs hit the bug inside predictor.run()."""
+    if c.job in ("infer", "serving"):
+        return [(f"{c.workdir}/utils/predictor.py", pick(c.rng, (64, 71)), "run", "self.predictor.run()")]
+    return [(f"{_repo(c)}/{pick(c.rng, _OWN_FILES[what][c.job])}", c.rng.randrange(30, 300), fn, code)]
+
+
+def _infer_like(c: Ctx) -> bool:
+    return c.job in ("infer", "serving")
+
+
+def _old_enforce(c: Ctx, head: str, detail: str, loc: str, fn: str, frames: list) -> None:
+    """Fluid <= 1.5: 'EnforceNotMet: ... at [/paddle/...]' and the 'PaddlePaddle Call Stacks:' address list."""
+    r = c.rng
+    py_tb(c, frames)
+    mod = pick(r, ("paddle.fluid.core.EnforceNotMet", "paddle.fluid.core_avx.EnforceNotMet"))
+    stack = ["paddle::platform::EnforceNotMet::EnforceNotMet(std::__exception_ptr::exception_ptr, char const*, int)",
+             fn, "paddle::framework::OperatorWithKernel::RunImpl(paddle::framework::Scope const&, boost::variant<"
+             "paddle::platform::CUDAPlace, paddle::platform::CPUPlace, paddle::platform::CUDAPinnedPlace, "
+             "boost::detail::variant::void_, boost::detail::variant::void_> const&) const",
+             "paddle::framework::OperatorBase::Run(paddle::framework::Scope const&, boost::variant<paddle::platform::"
+             "CUDAPlace, paddle::platform::CPUPlace, paddle::platform::CUDAPinnedPlace> const&)",
+             "paddle::framework::Executor::RunPreparedContext(paddle::framework::ExecutorPrepareContext*, "
+             "paddle::framework::Scope*, bool, bool, bool)"]
+    lines = [f"{mod}: {head}", f"{detail} at [/paddle/paddle/fluid/{loc}]", "PaddlePaddle Call Stacks:"]
+    lines += [f"{i:<8}{c.hexaddr()}p {f} + {r.randrange(80, 4000)}" for i, f in enumerate(stack)]
+    c.em.block(lines)
+
+
+def _checked(c: Ctx, msg: str, hint: str, loc: str, loc_fluid: str, op: str, frames: list, old: tuple | None = None,
+             cpp_kind: str = "exec") -> str:
+    """One of Paddle's InvalidArgument checks on what the job passed, in the image generation's format."""
+    r = c.rng
+    if old and c.gen == "1x" and c.paddle < "1.6":
+        _old_enforce(c, *old, frames)
+        return "enforce_callstacks"
+    static = c.gen in ("1x", "20") or c.legacy_code or r.random() < 0.25   # static graphs name the operator
+    tag = paddle_error(c, "InvalidArgument", [msg], hint, loc, cpp_kind, py_frames=frames, long_p=0.4,
+                       loc_old=loc_fluid, op=op if static else None)
+    if c.major >= 3 and c.chinese and r.random() < 0.4:
+        hint_3x_cn(c, "输入数据的形状或类型与模型不匹配", "数据预处理、配置中的类别数和模型结构是否一致")
+    return tag + ("_op" if static else "")
+
+
+def _fw_frames(c: Ctx, user: list, paddle_tail: list) -> list:
+    """Entry point, the job's own layer that makes the call, then Paddle's own frames down to the op."""
+    return frames_user(c, deep=False) + user + paddle_tail
+
+
+def _linear_tail(c: Ctx) -> list:
+    pk, r = c.pkg, c.rng
+    if c.gen in ("1x", "20"):
+        return [(f"{pk}/fluid/dygraph/layers.py", pick(r, (461, 891)), "__call__", "outputs = self.forward(*inputs, **kwargs)"),
+                (f"{pk}/fluid/dygraph/nn.py", pick(r, (921, 958)), "forward", "'transpose_Y', False, \"alpha\", 1)")]
+    return [(f"{pk}/nn/layer/layers.py", pick(r, (1254, 1429)), "__call__", "return self.forward(*inputs, **kwargs)"),
+            (f"{pk}/nn/layer/common.py", pick(r, (175, 186)), "forward", "out = F.linear("),
+            (f"{pk}/nn/functional/common.py", pick(r, (1863, 2005)), "linear",
+             "return _C_ops.linear(x, weight, bias)" if c.major >= 3 else "out = _C_ops.matmul(x, weight, False, False)")]
+
+
+def _conv_tail(c: Ctx) -> list:
+    return frames_paddle_forward(c)[-3:]
+
+
+def bug_shape_matmul(c: Ctx) -> str:
+    r = c.rng
+    a, b = _nums(c, ((30, 512), (2048, 1024), (768, 1024), (1280, 960), (256, 512), (1, 5)))
+    m = c.batch_size
+    user = _own(c, "model", "forward", pick(r, ("x = self.fc(x)", "logits = self.classifier(pooled_output)",
+                                                "out = self.linear(paddle.flatten(x, 1))")))
+    frames = _fw_frames(c, user, [] if _infer_like(c) else _linear_tail(c))
+    if c.gen == "1x" and c.paddle < "1.6" and r.random() < 0.3:
+        _old_enforce(c, f"enforce x_mat_dims[1] == y_mat_dims[0] failed, {a} != {b}",
+                     "First matrix's width must be equal with second matrix's height.", f"operators/mul_op.cc:{pick(r, (59, 60))}",
+                     "paddle::operators::MulOp::InferShape(paddle::framework::InferShapeContext*) const", frames)
+        return "mul_enforce_failed"
+    old = (f"Enforce failed. Expected x_mat_dims[1] == y_mat_dims[0], but received x_mat_dims[1]:{a} != y_mat_dims[0]:{b}.",
+           f"First matrix's width must be equal with second matrix's height. {a}, {b}", f"operators/mul_op.cc:{pick(r, (59, 60))}",
+           "paddle::operators::MulOp::InferShape(paddle::framework::InferShapeContext*) const")
+    if c.gen in ("1x", "20"):
+        return "mul_" + _checked(
+            c, f"After flatten the input tensor X and Y to 2-D dimensions matrix X1 and Y1, the matrix X1's width must be "
+               f"equal with matrix Y1's height. But received X's shape = [{m}, {a}], X1's shape = [{m}, {a}], X1's width = "
+               f"{a}; Y's shape = [{b}, 10], Y1's shape = [{b}, 10], Y1's height = {b}.",
+            f"Expected x_mat_dims[1] == y_mat_dims[0], but received x_mat_dims[1]:{a} != y_mat_dims[0]:{b}.",
+            "paddle/phi/infermeta/binary.cc:2010", f"paddle/fluid/operators/mul_op.cc:{pick(r, (80, 96))}", "mul", frames, old)
+    return "matmul_" + _checked(
+        c, f"Input(Y) has error dim. Y'dims[0] must be equal to {a}, but received Y'dims[0] is {b}.",
+        f"Expected y_dims[y_ndim - 2] == x_dims[x_ndim - 1], but received y_dims[y_ndim - 2]:{b} != x_dims[x_ndim - 1]:{a}.",
+        f"paddle/phi/infermeta/binary.cc:{pick(r, (2096, 2212, 2431))}", "paddle/fluid/operators/matmul_v2_op.cc:78",
+        "matmul_v2", frames, cpp_kind="eager")
+
+
+def bug_conv_channels(c: Ctx) -> str:
+    r = c.rng
+    b = 1 if c.job in ("infer", "serving") else c.batch_size
+    nhwc = r.random() < 0.6          # images fed HWC where the model wants CHW
+    hw = pick(r, (224, 320, 640, 608))
+    if nhwc:
+        cin, shape, fch, fshape = hw, [b, hw, hw, 3], 3, [pick(r, (16, 32, 64)), 3, 3, 3]
+    else:
+        cin, fch = _nums(c, ((6, 3), (1, 3), (4, 3), (17024, 2688), (512, 256)))
+        shape, fshape = [b, cin, hw, hw], [64, fch, 3, 3]
+    user = _own(c, "model", "forward", "x = self.conv1(x)")
+    frames = _fw_frames(c, user, [] if _infer_like(c) else _conv_tail(c))
+    shp, fsh = ", ".join(map(str, shape)), ", ".join(map(str, fshape))
+    old = (f"Enforce failed. Expected input_channels == filter_dims[1] * groups, but received input_channels:{cin} != "
+           f"filter_dims[1] * groups:{fch}.", "The number of input channels should be equal to filter channels * groups.",
+           "operators/conv_op.cc:61", "paddle::operators::ConvOp::InferShape(paddle::framework::InferShapeContext*) const")
+    hint = f"Expected input_channels == filter_dims[1] * groups, but received input_channels:{cin} != filter_dims[1] * groups:{fch}."
+    if c.gen == "1x":
+        msg = (f"ShapeError: The number of input channels should be equal to filter channels * groups. But received: the "
+               f"input channels is [{cin}], the shape of input is [{shp}], the filter channel is [{fch}], the shape of "
+               f"filter is [{fsh}],the groups is [1]")
+    elif c.gen == "20" or r.random() < 0.3:
+        msg = (f"The input's channels are {cin}, the input's shape is [{shp}];\nthe filter's channels are {fch}, the "
+               f"filter's shape is [{fsh}];\nthe groups are 1, the data_format is NCHW.\nThe error may come from the wrong "
+               "data_format setting.")
+    else:
+        msg = (f"The number of input's channels should be equal to filter's channels * groups for Op(Conv). But received: "
+               f"the input's channels is {cin}, the input's shape is [{shp}]; the filter's channels is {fch}, the filter's "
+               f"shape is [{fsh}]; the groups is 1, the data_format is NCHW. The error may come from wrong data_format setting.")
+    lines = msg.split("\n")
+    tag = _checked(c, lines[0], hint, f"paddle/phi/infermeta/binary.cc:{pick(r, (557, 602, 623))}",
+                   f"paddle/fluid/operators/conv_op.cc:{pick(r, (94, 119))}", "conv2d", frames, old, cpp_kind="conv") \
+        if len(lines) == 1 else _checked_multi(c, lines, hint, frames)
+    return ("nhwc_" if nhwc else "channels_") + tag
+
+
+def _checked_multi(c: Ctx, lines: list, hint: str, frames: list) -> str:
+    """The multi-line conv message of Paddle 2.0-2.4 ('The input's channels are ...;' one clause per line)."""
+    py_tb(c, frames)
+    c.em.block([f"ValueError: (InvalidArgument) {lines[0]}"] + lines[1:] +
+               [f"  [Hint: {hint}] (at ../paddle/fluid/operators/conv_op.cc:119)", "  [operator < conv2d > error]"])
+    return "multiline_op"
+
+
+def bug_reshape(c: Ctx) -> str:
+    r = c.rng
+    b = 1 if c.job in ("infer", "serving") else c.batch_size
+    got, want = _nums(c, ((320, 224), (640, 608), (48, 32), (256, 224)))
+    ch = pick(r, (3, 8, 16))
+    in_shape = [b, ch, got, got]
+    in_size = b * ch * got * got
+    cap = -(ch * want * want)
+    unk = int(-in_size / cap)           # Paddle divides, then checks the product
+    lhs = unk * cap
+    user = _own(c, "model", "forward", f"x = paddle.reshape(x, [-1, {ch}, {want}, {want}])")
+    frames = _fw_frames(c, user, [(f"{c.pkg}/tensor/manipulation.py", pick(r, (3705, 4082)), "reshape",
+                                   "out = _C_ops.reshape(x, shape)")] if c.gen not in ("1x", "20") and not _infer_like(c) else [])
+    old = (f"Enforce failed. Expected output_shape[unk_dim_idx] * capacity == -in_size, but received output_shape[unk_dim_idx] "
+           f"* capacity:{lhs} != -in_size:{-in_size}.", "Invalid shape is given.", "operators/reshape_op.cc:98",
+           "paddle::operators::ReshapeOp::ValidateShape(std::vector<int, std::allocator<int> >, paddle::framework::DDim const&)")
+    return "reshape_" + _checked(
+        c, f"The 'shape' attribute in ReshapeOp is invalid. The input tensor X'size must be divisible by known capacity of "
+           f"'shape'. But received X's shape = [{', '.join(map(str, in_shape))}], X's size = {in_size}, 'shape' is "
+           f"[-1, {ch}, {want}, {want}], known capacity of 'shape' is {cap}.",
+        f"Expected output_shape[unk_dim_idx] * capacity == -in_size, but received output_shape[unk_dim_idx] * capacity:{lhs} "
+        f"!= -in_size:{-in_size}.", f"paddle/phi/infermeta/unary.cc:{pick(r, (1950, 2024, 2191))}",
+        "paddle/fluid/operators/reshape_op.cc:210", "reshape2", frames, old)
+
+
+def bug_broadcast(c: Ctx) -> str:
+    r = c.rng
+    a, b = _nums(c, ((56, 55), (32, 10), (1024, 512), (80, 81), (4, 3)))
+    n = 1 if c.job in ("infer", "serving") else c.batch_size
+    if r.random() < 0.3:      # numpy in the job's own post-processing
+        py_tb(c, frames_user(c, deep=False) + [(f"{_repo(c)}/utils/postprocess.py", pick(r, (19, 44)), "decode",
+                                                 "scores = logits.reshape(-1, num_classes) + prior")])
+        c.em.err(f"ValueError: operands could not be broadcast together with shapes ({n},{a}) ({b},)")
+        return "numpy_broadcast"
+    x, y = f"[{n}, 256, 8, {a}]", f"[{n}, 256, 8, {b}]"
+    user = _own(c, "model", "forward", pick(r, ("out = lateral + F.interpolate(top, scale_factor=2)", "x = x + pos_embed",
+                                                "loss = (pred - target) ** 2")))
+    frames = _fw_frames(c, user, [(f"{c.pkg}/tensor/math.py", pick(r, (493, 572)), "add", "return _C_ops.add(x, y)")]
+                        if c.gen not in ("1x", "20") and not _infer_like(c) else [])
+    return "broadcast_" + _checked(
+        c, f"Broadcast dimension mismatch. Operands could not be broadcast together with the shape of X = {x} and the shape "
+           f"of Y = {y}. Received [{a}] in X is not equal to [{b}] in Y at i:3.",
+        "Expected x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] <= 1 == true, but received "
+        "x_dims_array[i] == y_dims_array[i] || x_dims_array[i] <= 1 || y_dims_array[i] <= 1:0 != true:1.",
+        f"paddle/phi/kernels/funcs/common_shape.h:{pick(r, (84, 86))}",
+        "paddle/fluid/operators/elementwise/elementwise_op_function.h:160", pick(r, ("elementwise_add", "elementwise_sub")),
+        frames)
+
+
+def bug_dtype(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    want, held = pick(r, (("float", "double"), ("float", "long"), ("long", "int")))
+    np_name = {"float": "float32", "double": "float64", "long": "int64", "int": "int32"}
+    infer = _infer_like(c)
+    user = [(f"{c.workdir}/utils/predictor.py", pick(r, (58, 64)), "run", "input_tensor.copy_from_cpu(np.array(batch))")] \
+        if infer else _own(c, "loss", "forward", "loss = self.loss_fn(preds, paddle.to_tensor(batch[1]))")
+    frames = frames_user(c, deep=infer) + user
+    if c.gen == "1x":
+        py_tb(c, frames)
+        head = pick(r, ("PaddleCheckError: ", "paddle.fluid.core_avx.EnforceNotMet: ", "C++ Call stacks:\n"))
+        em.block((head + f"Tensor holds the wrong type, it holds {held}, but desires to be {want} at "
+                  "[/paddle/paddle/fluid/framework/tensor_impl.h:30]").split("\n") +
+                 ["PaddlePaddle Call Stacks:", pick(r, ("Windows not support stack backtrace yet.",
+                                                        f"0       {c.hexaddr()}p paddle::platform::EnforceNotMet::EnforceNotMet("
+                                                        "std::__exception_ptr::exception_ptr, char const*, int) + 486"))])
+        return "wrong_type_1x"
+    if not infer and r.random() < 0.35:     # the static-graph dtype check in Python
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/base/data_feeder.py" if c.fw == "base" else
+                                                 f"{c.pkg}/fluid/data_feeder.py", pick(r, (80, 142)), "check_dtype",
+                                                 "raise TypeError(")])
+        em.err(f"TypeError: The data type of 'label' in cross_entropy must be int64, but received "
+               f"{pick(r, ('float32', 'float64', 'int32'))}. ")
+        return "check_dtype"
+    return "retrieve_type_" + _checked(
+        c, f"The type of data we are trying to retrieve ({np_name[want]}) does not match the type of data "
+           f"({np_name[held]}) currently contained in the container.", None,
+        f"paddle/phi/core/dense_tensor.cc:{pick(r, (171, 180))}", "paddle/fluid/framework/tensor_impl.h:33",
+        "feed", frames)
+
+
+def bug_loss_shape(c: Ctx) -> str:
+    r = c.rng
+    seq = pick(c.rng, (300, 128, 512))
+    user = [(f"{c.workdir}/run_finetune.py", r.randrange(100, 300), "compute_loss", "loss = F.cross_entropy(logits, labels)"),
+            (f"{c.pkg}/nn/functional/loss.py", pick(r, (2741, 2866)), "cross_entropy", "_, out = _C_ops.cross_entropy_with_softmax(")]
+    frames = frames_user(c) + user
+    msg = "Input(Logits) and Input(Label) should in same shape in dimensions except axis."
+    hint = f"Expected logits_dims[i] == labels_dims[i], but received logits_dims[i]:{seq} != labels_dims[i]:1."
+    if r.random() < 0.4:      # printed on one line, as 2.3 does
+        py_tb(c, frames)
+        c.em.err(f"ValueError: (InvalidArgument) {msg}[Hint: {hint}] (at /paddle/paddle/fluid/operators/"
+                 f"softmax_with_cross_entropy_op.cc:{pick(r, (164, 181))})")
+        return "logits_label_oneline"
+    return "logits_label_" + _checked(c, msg, hint, f"paddle/phi/infermeta/binary.cc:{pick(r, (1050, 1128))}",
+                                      "paddle/fluid/operators/softmax_with_cross_entropy_op.cc:164",
+                                      "softmax_with_cross_entropy", frames)
+
+
+_CUDA_700 = ("'cudaErrorIllegalAddress'. The device encountered a load or store instruction on an invalid memory address. "
+             "This leaves the process in an inconsistentstate and any further CUDA work will return the same error. To "
+             "continue using CUDA, the process must be terminated and relaunched.")
+_CUDA_719 = ("'cudaErrorLaunchFailure'. An exception occurred on the device while executing a kernel. Common causes include "
+             "dereferencing an invalid device pointer and accessing out of bounds shared memory. Less common cases can be "
+             "system specific - more information about these cases can be found in the system specific user guide. This "
+             "leaves the process in an inconsistent state and any further CUDA work will return the same error. To "
+             "continue using CUDA, the process must be terminated and relaunched.")
+
+
+def _classes(c: Ctx) -> tuple[int, int]:
+    """(num_classes the model has, the label the bad sample carries)."""
+    n = pick(c.rng, (2, 3, 10, 80, 1000, 5))
+    return n, n + c.rng.randrange(0, 3)
+
+
+def bug_label_range(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    n, lab = _classes(c)
+    loss_fr = _own(c, "loss", "forward", "loss = F.cross_entropy(logit, label, ignore_index=self.ignore_index)")
+    v = wpick(r, [(2 if c.major >= 2 else 0, "target_bound"), (1.5 if c.major >= 2 else 0, "gpu_assert"),
+                  (1.5 if c.gen == "1x" else 0.3, "label_enforce"), (1, "job_assert")])
+    if v == "target_bound":
+        py_tb(c, frames_user(c) + loss_fr + [(f"{c.pkg}/nn/functional/loss.py", pick(r, (2671, 2749)), "cross_entropy",
+                                               "raise ValueError(")])
+        em.err(f"ValueError: Target {lab} is out of upper bound.")
+    elif v == "gpu_assert":
+        for _ in range(r.randrange(1, 4)):
+            em.err(f"Error: ../paddle/phi/kernels/gpu/cross_entropy_kernel.cu:{pick(r, (285, 310))} Assertion "
+                   "`labels[idx_lbl] >= 0 && labels[idx_lbl] < d || labels[idx_lbl] == ignore_index` failed. The value "
+                   f"of label expected >= 0 and < {n}, or == -100, but got {lab}. Please check label value.")
+        paddle_error(c, "External", ["CUDA error(719), unspecified launch failure. "], _CUDA_719,
+                     f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (259, 272))}", "conv",
+                     py_frames=frames_user(c) + loss_fr)
+    elif v == "label_enforce":
+        paddle_error(c, "InvalidArgument", [f"Variable value (label) of OP(fluid.layers.cross_entropy) expected >= 0 and < "
+                                            f"{n}, but got {lab}. Please check label value."],
+                     f"Expected label_value < class_num, but received label_value:{lab} >= class_num:{n}.",
+                     "paddle/phi/kernels/cpu/cross_entropy_kernel.cc:58", "exec", py_frames=frames_user(c) + loss_fr,
+                     loc_old="paddle/fluid/operators/math/cross_entropy.cc:40", op="cross_entropy2")
+    else:    # the job's own sanity check on its data
+        py_tb(c, frames_user(c) + _own(c, "data", "__getitem__", "assert label < self.num_classes, f\"label value should "
+                                       "be less than num_classes ({self.num_classes}), got {label}\""))
+        em.err(f"AssertionError: label value should be less than num_classes ({n}), got {lab}")
+    return f"{c.gen}_{v}"
+
+
+def bug_label_map(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    repo = _repo(c)
+    if r.random() < 0.6 or c.job != "det":     # a class in the annotations that the label list lacks
+        cname = pick(r, ("'rats'", "'bbox'", "'person '", "'shelf_gap'", "'Price_Tag'"))
+        py_tb(c, [(f"{repo}/tools/train.py", pick(r, (172, 212)), "<module>", "main()"),
+                  (f"{repo}/tools/train.py", pick(r, (136, 168)), "main", "run(FLAGS, cfg)"),
+                  (f"{repo}/tools/train.py", pick(r, (102, 123)), "run", "trainer = Trainer(cfg, mode='train')"),
+                  (f"{repo}/ppdet/engine/trainer.py", pick(r, (63, 94)), "__init__", "self.loader = create('{}Reader'"
+                   ".format(capital_mode))(self.dataset, cfg.worker_num)"),
+                  (f"{repo}/ppdet/data/reader.py", pick(r, (162, 165)), "__call__", "self.dataset.parse_dataset()"),
+                  (f"{repo}/ppdet/data/source/voc.py", pick(r, (136, 154)), "parse_dataset", "gt_class[i][0] = cname2cid[cname]")])
+        em.err(f"KeyError: {cname}")
+        return "voc_cname2cid"
+    n = pick(r, (3, 6, 79))
+    py_tb(c, frames_user(c, deep=False) + [(f"{repo}/ppdet/engine/trainer.py", pick(r, (740, 811)), "evaluate",
+                                            "self._eval_with_loader(self.loader)"),
+                                           (f"{repo}/ppdet/metrics/json_results.py", pick(r, (32, 41)), "get_det_res",
+                                            "category_id = label_to_cat_id_map[int(num_id)]")])
+    em.err(f"KeyError: {n}")
+    return "label_to_cat_id"
+
+
+def bug_embedding_ids(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    rows = pick(r, (18000, 40000, 283925, 30522))
+    bad = rows + r.randrange(1, 400)
+    fr = frames_user(c) + [(f"{c.workdir}/model/ernie.py", r.randrange(40, 300), "forward", "emb_out = self.word_emb(src_ids)")]
+    api = "fluid.layers.embedding" if c.gen in ("1x", "20") else "paddle.nn.functional.embedding"
+    msg = f"Variable value (input) of OP({api}) expected >= 0 and < {rows}, but got {bad}. Please check input value."
+    if c.gen != "1x" and r.random() < 0.5:      # on the GPU the kernel asserts, then CUDA reports the bad access
+        for _ in range(r.randrange(1, 4)):
+            em.err(f"Error: ../paddle/phi/kernels/gpu/embedding_kernel.cu:{pick(r, (41, 48))} Assertion `id < N` failed. {msg}")
+        paddle_error(c, "External", ["CUDA error(700), an illegal memory access was encountered. "], _CUDA_700,
+                     f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (259, 272))}", "conv", py_frames=fr)
+        return f"{c.gen}_embedding_gpu_assert"
+    paddle_error(c, "InvalidArgument", [msg], f"Expected ids[i] < row_number, but received ids[i]:{bad} >= row_number:{rows}.",
+                 "paddle/phi/kernels/cpu/embedding_kernel.cc:" + str(pick(r, (68, 74))), "exec", py_frames=fr,
+                 loc_old="paddle/fluid/operators/lookup_table_op.h:94")
+    return f"{c.gen}_embedding_ids"
+
+
+def bug_illegal_address(c: Ctx) -> str:
+    """Out-of-range labels on the GPU: often nothing but CUDA error 700/719 says what went wrong."""
+    r = c.rng
+    n, lab = _classes(c)
+    if r.random() < 0.4:
+        c.em.err(f"Error: ../paddle/phi/kernels/gpu/cross_entropy_kernel.cu:{pick(r, (285, 310))} Assertion "
+                 "`labels[idx_lbl] >= 0 && labels[idx_lbl] < d || labels[idx_lbl] == ignore_index` failed. The value of "
+                 f"label expected >= 0 and < {n}, or == -100, but got {lab}. Please check label value.")
+    fr = frames_user(c) + _own(c, "loss", "forward", "loss = paddle.nn.functional.softmax_with_cross_entropy(logits, label)")
+    if c.gen in ("1x", "20"):
+        paddle_error(c, "External", ["Cuda error(719), unspecified launch failure."], None,
+                     "paddle/phi/backends/gpu/gpu_info.cc:394", "conv", py_frames=fr, loc_old="paddle/fluid/platform/gpu_info.cc:394")
+        return f"{c.gen}_cuda719"
+    e700 = r.random() < 0.6
+    paddle_error(c, "External", ["CUDA error(700), an illegal memory access was encountered. " if e700 else
+                                 "CUDA error(719), unspecified launch failure. "], _CUDA_700 if e700 else _CUDA_719,
+                 f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (259, 272))}" if r.random() < 0.5 else
+                 f"paddle/phi/backends/gpu/gpu_context.cc:{pick(r, (595, 621))}", "conv", py_frames=fr)
+    return f"{c.gen}_cuda{'700' if e700 else '719'}"
+
+
+def _user_exception_site(c: Ctx) -> tuple:
+    """(file in the job's own tree, function, line of code, exception line) for a bug in the job's own code."""
+    repo, wd = _repo(c), c.workdir
+    sites = {
+        "ocr": ((f"{repo}/ppocr/postprocess/rec_postprocess.py", "decode",
+                 "char_list = [self.character[int(text_id)] for text_id in text_index[batch_idx][selection]]",
+                 "IndexError: list index out of range"),
+                (f"{repo}/ppocr/data/imaug/label_ops.py", "encode", "text_list.append(self.dict[char])", "KeyError: '丶'"),
+                (f"{repo}/tools/program.py", "train", "eval_class.reset()", "AttributeError: 'NoneType' object has no attribute 'reset'")),
+        "det": ((f"{repo}/ppdet/data/transform/operators.py", "apply", "x1, y1, x2, y2 = sample['gt_bbox'][i]",
+                 "ValueError: too many values to unpack (expected 4)"),
+                (f"{repo}/ppdet/modeling/heads/shelf_head.py", "forward", "feat = feats[self.level]",
+                 "IndexError: list index out of range"),
+                (f"{repo}/ppdet/engine/callbacks.py", "on_step_end", "loss = logs['loss'].numpy()",
+                 "AttributeError: 'float' object has no attribute 'numpy'")),
+        "nlp": ((f"{wd}/run_finetune.py", "convert_example", "label = example['label']", "KeyError: 'label'"),
+                (f"{wd}/utils/metrics.py", "compute_metrics", "preds = np.argmax(p.predictions, axis=1)",
+                 "numpy.exceptions.AxisError: axis 1 is out of bounds for array of dimension 1" if c.python >= "3.9"
+                 else "numpy.AxisError: axis 1 is out of bounds for array of dimension 1"),
+                (f"{wd}/run_finetune.py", "main", "train_ds = load_dataset(read_custom, data_path=data_args.train_path, lazy=False)",
+                 "NameError: name 'read_custom' is not defined"),
+                (f"{wd}/utils/data.py", "collate", "input_ids = [ex['input_ids'] + [pad] * (max_len - len(ex)) for ex in batch]",
+                 "TypeError: can only concatenate list (not \"int\") to list")),
+        "infer": ((f"{wd}/utils/preprocess.py", "normalize", "img = (img / 255.0 - self.mean) / self.std",
+                   "TypeError: unsupported operand type(s) for /: 'NoneType' and 'float'"),
+                  (f"{wd}/infer.py", "postprocess", "label = id2label[int(idx)]", "KeyError: 1000"),
+                  (f"{wd}/utils/predictor.py", "run", "self.inputs[name].copy_from_cpu(batch[name])", "KeyError: 'im_shape'")),
+        "serving": ((f"{wd}/web_service.py", "init_op", "self.char_dict = load_dict(self.config['dict_path'])",
+                     "KeyError: 'dict_path'"),
+                    (f"{wd}/web_service.py", "preprocess", "data = base64.b64decode(input_dict['image'].encode('utf8'))",
+                     "UnboundLocalError: local variable 'input_dict' referenced before assignment")),
+    }
+    return pick(c.rng, sites.get(c.job, sites["infer"]))
+
+
+def bug_user_exception(c: Ctx) -> str:
+    r = c.rng
+    path, fn, code, exc = _user_exception_site(c)
+    py_tb(c, frames_user(c) + [(path, r.randrange(20, 400), fn, code)])
+    c.em.err(exc)
+    return f"{exc.split(':')[0].rsplit('.', 1)[-1]}_{fn}"
+
+
+def bug_parse_line(c: Ctx) -> str:
+    """PaddleOCR's SimpleDataSet logs every label line it cannot split, retries another one, and gives up."""
+    r, em = c.rng, c.em
+    ds = f"{_repo(c)}/ppocr/data/simple_dataset.py"
+    blank = r.random() < 0.35
+    texts = ("的所有变迁，能够替", "闽龙渔08281", "q22741T2", "或系统的测试[1]", "收款人：", "合计金额")
+    for _ in range(r.randrange(3, 12)):
+        line = "" if blank else f"train_images/{r.randrange(100000):06d}.jpg {pick(r, texts)}"   # a space, not a tab
+        em.block([f"[{em.ts_slash()}] ppocr ERROR: When parsing line {line}", ", error happened with msg: Traceback "
+                  "(most recent call last):", f'  File "{ds}", line {pick(r, (128, 150))}, in __getitem__',
+                  "    label = substr[1]", "IndexError: list index out of range"], "stdout")
+        em.adv(r.uniform(0.01, 0.5))
+    loop = [(f"{_repo(c)}/tools/program.py", pick(r, (262, 284)), "train", "for idx, batch in enumerate(train_dataloader):"),
+            (f"{_dl_dir(c)}/dataloader_iter.py", pick(r, (217, 235)), "_thread_loop", "batch = self._dataset_fetcher.fetch(indices,"),
+            (f"{_dl_dir(c)}/fetcher.py", pick(r, (121, 134)), "fetch", "data.append(self.dataset[idx])")]
+    py_tb(c, frames_user(c, deep=False) + loop + [(ds, pick(r, (162, 171)), "__getitem__", "return self.__getitem__(rnd_idx)")] * 3)
+    em.err("RecursionError: maximum recursion depth exceeded while calling a Python object")
+    return "parse_line_blank" if blank else "parse_line_no_tab"
+
+
+def _dl_dir(c: Ctx) -> str:
+    return f"{c.pkg}/io/dataloader" if c.paddle >= "2.5" else f"{c.pkg}/fluid/dataloader"
+
+
+def bug_collate(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    dl, pyv = _dl_dir(c), c.python.split(".")[1]
+    stack = [(f"{dl}/fetcher.py", pick(r, (121, 134, 138)), "fetch", "data = self.collate_fn(data)"),
+             (f"{dl}/collate.py", 77, "default_collate_fn", "return [default_collate_fn(fields) for fields in zip(*batch)]"),
+             (f"{dl}/collate.py", 77, "<listcomp>", "return [default_collate_fn(fields) for fields in zip(*batch)]"),
+             (f"{dl}/collate.py", 58, "default_collate_fn", "batch = np.stack(batch, axis=0)"),
+             ("<__array_function__ internals>", 180, "stack", ""),
+             (f"{c.site}/numpy/core/shape_base.py", 426, "stack", "raise ValueError('all input arrays must have the same shape')")]
+    err = pick(r, ("ValueError: all input arrays must have the same shape",
+                   "ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape "
+                   "after 1 dimensions. The detected shape was (%d,) + inhomogeneous part." % c.batch_size))
+    if "inhomogeneous" in err:          # raised by np.array on ragged fields, not by np.stack
+        stack = stack[:3] + [(f"{dl}/collate.py", pick(r, (60, 66)), "default_collate_fn", "return np.array(batch)")]
+    if c.num_workers == 0 or r.random() < 0.3:
+        em.err(f"Exception in thread Thread-{r.randrange(1, 4)}:")
+        py_tb(c, [(f"/usr/lib/python3.{pyv}/threading.py", 926, "_bootstrap_inner", "self.run()"),
+                  (f"/usr/lib/python3.{pyv}/threading.py", 870, "run", "self._target(*self._args, **self._kwargs)"),
+                  (f"{dl}/dataloader_iter.py", pick(r, (217, 218, 235)), "_thread_loop", "batch = self._dataset_fetcher.fetch(indices,")]
+              + stack)
+        em.err(err)
+        py_tb(c, frames_user(c) + [(f"{dl}/dataloader_iter.py", pick(r, (825, 830)), "__next__",
+                                    "data = self._reader.read_next_list()")])
+        em.block(["SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
+                  "  [Hint: Expected killed_ != true, but received killed_:1 == true:1.] (at "
+                  "/paddle/paddle/fluid/operators/reader/blocking_queue.h:166)", ""])
+        return "collate_thread"
+    wid = r.randrange(max(1, c.num_workers))
+    py_tb(c, frames_user(c) + [(f"{dl}/dataloader_iter.py", pick(r, (825, 830)), "__next__", "data = self._get_data()"),
+                               (f"{dl}/dataloader_iter.py", pick(r, (718, 745)), "_get_data", "data.reraise()"),
+                               (f"{dl}/worker.py", pick(r, (169, 175)), "reraise", "raise self.exc_type(msg)")])
+    inner = [f'  File "{f}", line {ln}, in {fn}' + (f"\n    {code}" if code else "") for f, ln, fn, code in
+             [(f"{dl}/worker.py", pick(r, (352, 372)), "_worker_loop", "batch = fetcher.fetch(indices)")] + stack]
+    em.block([f"{err.split(':')[0]}: DataLoader worker({wid}) caught {err.split(':')[0]} with message:",
+              "Traceback (most recent call last):"] + "\n".join(inner).split("\n") + [err])
+    return "collate_worker"
+
+
+def bug_json_line(c: Ctx) -> str:
+    r = c.rng
+    py_v = c.python.split(".")[1]
+    py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/run_finetune.py", r.randrange(40, 120), "read_custom",
+                                             "example = json.loads(line)"),
+                                            (f"/usr/lib/python3.{py_v}/json/__init__.py", 346, "loads", "return _default_decoder.decode(s)"),
+                                            (f"/usr/lib/python3.{py_v}/json/decoder.py", 337, "decode",
+                                             "obj, end = self.raw_decode(s, idx=_w(s, 0))")])
+    c.em.err(pick(r, (f"json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column {r.randrange(20, 900)} "
+                      f"(char {r.randrange(20, 900)})", "json.decoder.JSONDecodeError: Unterminated string starting at: "
+                      f"line 1 column {r.randrange(20, 300)} (char {r.randrange(20, 300)})")))
+    return "json_line"
+
+
+def bug_bad_input(c: Ctx) -> str:
+    r = c.rng
+    fr = frames_user(c) + [(f"{c.workdir}/utils/preprocess.py", r.randrange(20, 90), "resize",
+                            "img = cv2.resize(img, (self.w, self.h))")]
+    py_tb(c, fr)
+    if r.random() < 0.5:
+        c.em.err("cv2.error: OpenCV(4.8.0) /io/opencv/modules/imgproc/src/resize.cpp:4062: error: (-215:Assertion failed) "
+                 "!ssize.empty() in function 'resize'")
+        return "cv2_empty_image"
+    c.em.err("AttributeError: 'NoneType' object has no attribute 'shape'")
+    return "imread_none"
+
+
+def _cfg(c: Ctx) -> str:
+    return c.extra.get("config") or {"ocr": "configs/rec/PP-OCRv4/ch_PP-OCRv4_rec.yml", "det": "configs/ppyoloe/ppyoloe_plus_crn_l_80e_coco.yml",
+                                     "serving": "config.yml", "nlp": "./config/finetune_args.json"}.get(c.job, "config.yml")
+
+
+def _load_config_frames(c: Ctx) -> list:
+    repo, r = _repo(c), c.rng
+    if c.job == "ocr":
+        return [(f"{repo}/tools/train.py", pick(r, (227, 250)), "<module>", "config, device, logger, vdl_writer = "
+                 "program.preprocess(is_train=True)"),
+                (f"{repo}/tools/program.py", pick(r, (673, 690)), "preprocess", "config = load_config(FLAGS.config)"),
+                (f"{repo}/tools/program.py", pick(r, (79, 85)), "load_config", "config = yaml.load(open(file_path, 'rb'), Loader=yaml.Loader)")]
+    if c.job == "det":
+        return [(f"{repo}/tools/train.py", pick(r, (172, 212)), "<module>", "main()"),
+                (f"{repo}/tools/train.py", pick(r, (134, 150)), "main", "cfg = load_config(FLAGS.config)"),
+                (f"{repo}/ppdet/core/workspace.py", pick(r, (93, 103)), "load_config", "cfg = merge_config(yaml.load(f, Loader=yaml.Loader), cfg)")]
+    return [(f"{c.workdir}/web_service.py", 98, "<module>", 'ocr_service.prepare_pipeline_config("' + _cfg(c) + '")'),
+            (f"{c.site}/paddle_serving_server/web_service.py", 71, "prepare_pipeline_config", "conf_dict = yaml.load(f, Loader=yaml.FullLoader)")]
+
+
+def _ppdet_trainer_frames(c: Ctx) -> list:
+    repo, r = _repo(c), c.rng
+    return [(f"{repo}/tools/train.py", pick(r, (172, 212)), "<module>", "main()"),
+            (f"{repo}/tools/train.py", pick(r, (168, 208)), "main", "run(FLAGS, cfg)"),
+            (f"{repo}/tools/train.py", pick(r, (110, 120)), "run", "trainer = Trainer(cfg, mode='train')"),
+            (f"{repo}/ppdet/engine/trainer.py", pick(r, (71, 96)), "__init__", "self.model = create(cfg.architecture)")]
+
+
+def bug_yaml(c: Ctx) -> str:
+    r, cfg = c.rng, _cfg(c)
+    yml = f"{c.site}/yaml"
+    py_tb(c, _load_config_frames(c) + [(f"{yml}/__init__.py", 81, "load", "return loader.get_single_data()"),
+                                       (f"{yml}/constructor.py", 49, "get_single_data", "node = self.get_single_node()"),
+                                       (f"{yml}/composer.py", 36, "get_single_node", "document = self.compose_document()")])
+    line, col = r.randrange(5, 120), r.randrange(1, 30)
+    v = r.randrange(3)
+    c.em.block([["yaml.scanner.ScannerError: mapping values are not allowed here", f'  in "{cfg}", line {line}, column {col}'],
+                ["yaml.parser.ParserError: while parsing a block mapping", f'  in "{cfg}", line {line - 3}, column 3',
+                 "expected <block end>, but found '<block mapping start>'", f'  in "{cfg}", line {line}, column 5'],
+                ["yaml.scanner.ScannerError: while scanning for the next token", "found character '\\t' that cannot start any token",
+                 f'  in "{cfg}", line {line}, column 1']][v])
+    return ("scanner", "parser", "tab")[v]
+
+
+def bug_missing_key(c: Ctx) -> str:
+    r, repo = c.rng, _repo(c)
+    if c.job == "ocr":
+        py_tb(c, _load_config_frames(c)[:2] + [(f"{repo}/tools/program.py", pick(r, (690, 702)), "preprocess",
+                                                "use_gpu = config['Global'].get('use_gpu', False)")])
+        c.em.err("KeyError: 'Global'")
+        return "keyerror_global"
+    if c.job == "det":
+        py_tb(c, _ppdet_trainer_frames(c) + [(f"{repo}/ppdet/core/workspace.py", pick(r, (76, 81)), "__getattr__",
+                                                "raise AttributeError(\"object has no attribute '{}'\".format(key))")])
+        c.em.err("AttributeError: object has no attribute 'TrainReader'")
+        return "attrdict_trainreader"
+    if c.job == "nlp":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/run_finetune.py", r.randrange(200, 300), "main",
+                                                 "label_list = data_args.config['label_list']")])
+        c.em.err("KeyError: 'label_list'")
+        return "keyerror_label_list"
+    py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/web_service.py", r.randrange(20, 60), "init_op",
+                                             "self.det_model_dir = self.conf['det_model_dir']")])
+    c.em.err("KeyError: 'det_model_dir'")
+    return "keyerror_model_dir"
+
+
+_PPOCR_HEADS = ("'DBHead', 'PSEHead', 'FCEHead', 'EASTHead', 'SASTHead', 'CTCHead', 'ClsHead', 'AttentionHead', 'SRNHead', "
+                "'PGHead', 'Transformer', 'TableAttentionHead', 'SARHead', 'AsterHead', 'SDMGRHead', 'PRENHead', "
+                "'MultiHead', 'ABINetHead', 'TableMasterHead', 'SPINAttentionHead', 'VLHead', 'SLAHead', "
+                "'RobustScannerHead', 'CT_Head', 'RFLHead', 'DRRGHead', 'CANHead', 'SATRNHead', 'PFHeadLocal', 'ParseQHead'")
+
+
+def bug_unknown_key(c: Ctx) -> str:
+    r, repo = c.rng, _repo(c)
+    if c.job == "nlp":
+        py_tb(c, frames_user(c, deep=False) + [
+            (f"{c.workdir}/run_finetune.py", r.randrange(200, 300), "main", "model_args, data_args, training_args = "
+             "parser.parse_json_file(json_file=os.path.abspath(sys.argv[1]))"),
+            (f"{c.site}/paddlenlp/trainer/argparser.py", pick(r, (243, 266)), "parse_json_file",
+             'raise ValueError(f"Some keys are not used by the PdArgumentParser: {sorted(unused_keys)}")')])
+        c.em.err(f"ValueError: Some keys are not used by the PdArgumentParser: {pick(r, (['learing_rate'], ['num_train_epoch', 'warmup'], ['per_device_batch_size']))}")
+        return "pdargumentparser"
+    if c.job == "ocr":
+        py_tb(c, [(f"{repo}/tools/train.py", pick(r, (227, 250)), "<module>", "main(config, device, logger, vdl_writer)"),
+                  (f"{repo}/tools/train.py", pick(r, (99, 121)), "main", "model = build_model(config['Architecture'])"),
+                  (f"{repo}/ppocr/modeling/architectures/__init__.py", 32, "build_model", "arch = BaseModel(config)"),
+                  (f"{repo}/ppocr/modeling/architectures/base_model.py", 73, "__init__", "self.head = build_head(config[\"Head\"])"),
+                  (f"{repo}/ppocr/modeling/heads/__init__.py", pick(r, (88, 102)), "build_head", "assert module_name in support_dict, Exception(")])
+        c.em.err(f"AssertionError: head only support [{_PPOCR_HEADS}]")
+        return "ppocr_build_head"
+    py_tb(c, _ppdet_trainer_frames(c) + [(f"{repo}/ppdet/core/workspace.py", pick(r, (229, 244)), "create",
+                                            'assert name in global_config, "the module {} is not registered".format(name)')])
+    c.em.err(f"AssertionError: the module {pick(r, ('PPYOLOEHeadX', 'CSPResNett', 'YOLOv3Loss_'))} is not registered")
+    return "ppdet_not_registered"
+
+
+def bug_argparse(c: Ctx) -> str:
+    c.em.err("usage: infer.py [-h] --model_dir MODEL_DIR [--batch_size BATCH_SIZE] [--use_gpu USE_GPU] [--threshold THRESHOLD]",
+             "infer.py: error: unrecognized arguments: --bacth_size 8")
+    return "argparse"
+
+
+def bug_num_classes(c: Ctx) -> str:
+    """A config whose num_classes does not match the labels: the loss or the metric trips over it."""
+    if c.job == "det" and c.rng.random() < 0.5:
+        return "num_classes_" + bug_label_map(c)
+    return "num_classes_" + bug_label_range(c)
+
+
+def bug_wrong_model(c: Ctx) -> str:
+    """--model_dir points at another model (a detection model for recognition): shapes do not fit."""
+    return "wrong_model_" + bug_broadcast(c)
+
+
+CODE_BUGS = {
+    "shape_matmul": bug_shape_matmul, "conv_channels": bug_conv_channels, "reshape": bug_reshape,
+    "broadcast": bug_broadcast, "dtype": bug_dtype, "loss_shape": bug_loss_shape, "label_range": bug_label_range,
+    "label_map": bug_label_map, "embedding_ids": bug_embedding_ids, "illegal_address": bug_illegal_address,
+    "user_exception": bug_user_exception, "parse_line": bug_parse_line, "collate": bug_collate, "json_line": bug_json_line,
+    "bad_input": bug_bad_input, "yaml": bug_yaml, "missing_key": bug_missing_key, "unknown_key": bug_unknown_key,
+    "argparse": bug_argparse, "num_classes": bug_num_classes, "wrong_model": bug_wrong_model,
+}
+# bugs a job of each kind can show when the fleet model did not name one (rendering outside pipeline.simulate)
+_DEFAULT_BUGS = {"ocr": ("shape_matmul", "conv_channels", "parse_line", "label_range", "yaml", "user_exception"),
+                 "det": ("conv_channels", "label_map", "collate", "broadcast", "unknown_key", "user_exception"),
+                 "nlp": ("shape_matmul", "loss_shape", "embedding_ids", "unknown_key", "user_exception"),
+                 "infer": ("dtype", "conv_channels", "bad_input", "user_exception"),
+                 "serving": ("user_exception", "missing_key")}
+
+
+def _sigabrt_after(c: Ctx) -> None:
+    """The C++ exception was not caught: Paddle's signal handler prints the abort (it is not the cause)."""
+    em, r = c.em, c.rng
+    if c.gen == "1x":
+        t = em.unix()
+        for msg in ("Warning: PaddlePaddle catches a failure signal, it may not work properly",
+                    "You could check whether you killed PaddlePaddle thread/process accidentally or report the case to PaddlePaddle",
+                    "The detail failure signal is:", "", f'*** Aborted at {t} (unix time) try "date -d @{t}" if you are using GNU date ***',
+                    "PC: @                0x0 (unknown)",
+                    f"*** SIGABRT (@0x{r.randrange(16**4):x}) received by PID {em.pid} (TID {c.hexaddr()}) from PID {em.pid}; stack trace: ***"):
+            em.glog("W", f"init.cc:{pick(r, (209, 217, 226))}", msg)
+        for f in ("(unknown)", "__GI_raise", "__GI_abort", "__gnu_cxx::__verbose_terminate_handler()", "(unknown)"):
+            em.glog("W", "init.cc:217", f"    @     {c.hexaddr()} {f}")
+        em.err("Aborted (core dumped)")
+        return
+    fatal_signal(c, "SIGABRT", "Process abort signal", ["paddle::AnalysisPredictor::ZeroCopyRun(bool)"] if c.job in ("infer", "serving") else None)
+    if r.random() < 0.5:
+        em.err("Aborted (core dumped)")
+
+
+def e_code_error(c: Ctx) -> str:
+    r = c.rng
+    bug = c.extra.get("job_bug") or pick(r, _DEFAULT_BUGS.get(c.job, _DEFAULT_BUGS["infer"]))
+    early = CODE_BUG_PHASE.get(bug) == "import"
+    warned = not early and r.random() < 0.12
+    if warned:          # a harmless warning printed as the first conv runs, right before the job's own error
+        hn_cudnn_mismatch(c)
+    v = f"{bug}.{CODE_BUGS[bug](c)}"
+    if not early and bug in ("embedding_ids", "shape_matmul", "conv_channels", "reshape") and "gpu_assert" not in v \
+            and r.random() < 0.2:
+        _sigabrt_after(c)
+        v += "+sigabrt"
+    return v + ("+cudnn_warning" if warned else "")
+
+
+# --------------------------------------------------------------------------------------------------
+# More surface forms, by family, beside each category's own forms above: what real Paddle logs show for
+# deployments (Paddle Inference C++/Python predictors, Paddle-Lite), Fluid 0.x/1.x GLOG checks, parameter
+# servers and launches that wait without an error word, third-party breaks that read like API errors,
+# Windows and Chinese messages, and signatures that point to another cause than the true one.
+
+def _v1_commandline(c: Ctx) -> None:
+    """Fluid 0.x/1.x trainers echo their flags through GLOG first."""
+    c.em.glog("I", f"Util.cpp:{pick(c.rng, (160, 166))}", f"commandline:  --use_gpu={pick(c.rng, ('True', '1'))} "
+              f"--trainer_count={max(1, c.n_gpus)}")
+
+
+def _glog_f(c: Ctx, loc: str, msg: str, frames: tuple) -> None:
+    glog_fatal(c, loc, msg, ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
+                             "google::LogMessageFatal::~LogMessageFatal()", *frames])
+
+
+# ---- gpu_not_visible
+
+
+def f_enable_gpu_cpu_build(c: Ctx) -> str:
+    """A CPU build of Paddle Inference asked for the GPU: one GLOG error, then often a crash that is not the cause."""
+    r, em = c.rng, c.em
+    for _ in range(r.randrange(1, 3)):
+        em.glog("E", f"analysis_config.cc:{pick(r, (73, 91, 95))}", "Please compile with gpu to EnableGpu()")
+    if r.random() < 0.4:
+        em.err("Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)" if r.random() < 0.3 else
+               "Segmentation fault (core dumped)")
+        return "enable_gpu_cpu_build+segv"
+    py_tb(c, frames_user(c))
+    em.err("RuntimeError: (Unavailable) Place(gpu:0) is not supported. Because paddle is not compiled with CUDA.")
+    return "enable_gpu_cpu_build"
+
+
+def f_device_count_zero(c: Ctx) -> str:
+    r = c.rng
+    if c.gen == "1x":
+        c.em.err("terminate called after throwing an instance of 'paddle::platform::EnforceNotMet'", "  what():  ")
+        cpp_tb_1x(c, ["paddle::platform::SetDeviceId(int)", "paddle::AnalysisConfig::fraction_of_gpu_memory_for_pool() const"],
+                  ["Error: id must less than GPU count",
+                   "  [Hint: Expected id < GetCUDADeviceCount(), but received id:0 >= GetCUDADeviceCount():0.] at "
+                   "(/paddle/paddle/fluid/platform/gpu_info.cc:240)"])
+        return "device_count_zero_1x"
+    c.em.glog("W", f"init.cc:{pick(r, (201, 227))}", "Compiled with WITH_GPU, but no GPU found in runtime.")
+    paddle_error(c, "InvalidArgument", ["Device id must be less than GPU count, but received id is: 0. GPU count is: 0."],
+                 "Expected id < GetGPUDeviceCount(), but received id:0 >= GetGPUDeviceCount():0.",
+                 f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (242, 251))}", "device",
+                 loc_old="paddle/fluid/platform/gpu_info.cc:211")
+    return "device_count_zero"
+
+
+def f_error35_without_driver(c: Ctx) -> str:
+    """Started without --gpus: no libcuda in the container, and the CUDA runtime says the *driver* is insufficient."""
+    r, em = c.rng, c.em
+    if c.gen == "1x" and r.random() < 0.5:
+        _v1_commandline(c)
+        _glog_f(c, f"hl_cuda_device.cc:{pick(r, (453, 565))}", "Check failed: cudaSuccess == cudaStat (0 vs. 35) Cuda Error: "
+                "CUDA driver version is insufficient for CUDA runtime version", ("hl_stream_synchronize()",
+                                                                                "paddle::GradientMachine::forward()"))
+        return "error35_v1"
+    em.glog("W", f"init.cc:{pick(r, (136, 157, 201))}", "Compiled with WITH_GPU, but no GPU found in runtime.")
+    em.err(f"{c.site}/paddle/fluid/framework.py:{pick(r, (294, 298))}: UserWarning: You are using GPU version Paddle, but "
+           "your CUDA device is not set properly. CPU device will be used by default.", "  warnings.warn(")
+    paddle_error(c, "External", ["CUDA error(35), CUDA driver version is insufficient for CUDA runtime version. "],
+                 _CUDA_HINT35, "paddle/phi/backends/gpu/cuda/cuda_info.cc:66", "device")
+    return "error35_without_driver"
+
+
+# ---- cuda_driver_too_old
+
+
+def f_device_not_set_properly(c: Ctx) -> str:
+    """run_check / install_check hides error 35 inside a 'CUDA Device is not set properly' warning (2.0 era)."""
+    em = c.em
+    em.out("Running Verify Fluid Program ..." if c.gen == "1x" else "Running verify PaddlePaddle program ... ")
+    em.err("WARNING:root:You are using GPU version Paddle Fluid, But Your CUDA Device is not set properly", " Original Error is ")
+    em.block(["--------------------------------------------", "C++ Call Stacks (More useful to developers):",
+              "--------------------------------------------",
+              "0   std::string paddle::platform::GetTraceBackString<char const*>(char const*&&, char const*, int)",
+              "1   paddle::platform::EnforceNotMet::EnforceNotMet(std::__exception_ptr::exception_ptr, char const*, int)",
+              "2   paddle::platform::GetCUDADeviceCount()", "", "----------------------", "Error Message Summary:",
+              "----------------------", "ExternalError:  Cuda error(35), CUDA driver version is insufficient for CUDA runtime "
+              "version.", "  [Advise: This indicates that the installed NVIDIA CUDA driver is older than the CUDA runtime "
+              "library. This is not a supported configuration.Users should install an updated NVIDIA display driver to "
+              "allow the application to run.] at (/paddle/paddle/fluid/platform/gpu_info.cc:65)"])
+    py_tb(c, frames_user(c, deep=False))
+    em.err("AssertionError: CUDA is not available, check the output of paddle.utils.run_check()")
+    return "device_not_set_properly"
+
+
+def f_ptx_toolchain(c: Ctx) -> str:
+    r = c.rng
+    paddle_error(c, "External", ["CUDA error(222), the provided PTX was compiled with an unsupported toolchain. "],
+                 "'cudaErrorUnsupportedPtxVersion'. This indicates that the provided PTX was compiled with an unsupported "
+                 "toolchain. The most common reason for this, is the PTX was generated by a compiler newer than what is "
+                 "supported by the CUDA driver and PTX JIT compiler.", f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (259, 272))}",
+                 "conv", py_frames=frames_user(c) + frames_paddle_forward(c))
+    return "ptx222"
+
+
+def f_summary_env_no_gpu(c: Ctx) -> str:
+    """Hard: only 'no GPU found' and the environment summary (driver older than the wheel's CUDA), no error 35."""
+    r, em = c.rng, c.em
+    em.glog("W", f"init.cc:{pick(r, (136, 157))}", "Compiled with WITH_GPU, but no GPU found in runtime.")
+    em.err(f"{c.site}/paddle/fluid/framework.py:298: UserWarning: You are using GPU version Paddle, but your CUDA device is "
+           "not set properly. CPU device will be used by default.", "  warnings.warn(")
+    em.out("****************************************", f"Paddle version: {c.paddle}", "Paddle With CUDA: True",
+           "OS: Ubuntu 20.04", f"Python version: {c.python}.{r.randrange(3, 18)}", f"CUDA version: {c.cuda}.{r.randrange(60, 200)}",
+           f"cuDNN version: {c.cudnn}.{r.randrange(0, 9)}", f"Nvidia driver version: {c.driver_version}",
+           "****************************************")
+    py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/device/__init__.py", pick(r, (268, 301)), "set_device",
+                                             "place = _convert_to_place(device)")])
+    em.err("ValueError: The device id 0 exceeds gpu card number 0")
+    return "summary_env_no_gpu"
+
+
+# ---- cuda_lib_missing
+
+
+def f_win_dll126(c: Ctx) -> str:
+    """Windows wheels: the loader only says 'error code is 126' for a missing cuDNN/cuBLAS DLL."""
+    dll = pick(c.rng, ("cudnn64_8.dll", "cudnn64_7.dll", "cublas64_118.dll;cublas64_11.dll", "cusolver64_11.dll"))
+    site = f"C:\\Users\\{pick(c.rng, ('admin', 'dev', 'ai'))}\\anaconda3\\envs\\paddle\\lib\\site-packages"
+    c.em.block(["Running verify PaddlePaddle program ... ", "Traceback (most recent call last):",
+                '  File "<stdin>", line 1, in <module>',
+                f'  File "{site}\\paddle\\utils\\install_check.py", line 196, in run_check',
+                f'  File "{site}\\paddle\\utils\\install_check.py", line 124, in _run_static_single',
+                f"RuntimeError: (PreconditionNotMet) The third-party dynamic library ({dll}) that Paddle depends on is not "
+                "configured correctly. (error code is 126)"] + _DYNLOAD_SUGGEST +
+               ["  [operator < matmul_v2 > error]" if "cublas" in dll else "  [operator < conv2d > error]"])
+    return "win_dll126"
+
+
+def f_cudnn_dso_handle(c: Ctx) -> str:
+    paddle_error(c, "PreconditionNotMet", ["Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion."],
+                 "cudnn_dso_handle should not be null.", "paddle/phi/backends/dynload/cudnn.cc:64", "conv",
+                 py_frames=frames_user(c) + frames_paddle_forward(c), op="fill_constant" if c.gen in ("1x", "20") else None)
+    return "cudnn_dso_handle"
+
+
+def f_core_import_cudart(c: Ctx) -> str:
+    lib = f"libcudart.so.{c.cuda.split('.')[0]}.0"
+    c.em.err(f"Error: Can not import paddle core while this file exists: {c.pkg}/{c.fw}/libpaddle.so")
+    py_tb(c, [(frames_user(c, deep=False)[0][0], 1, "<module>", "import paddle"),
+              (f"{c.pkg}/__init__.py", 25, "<module>", "from .framework import monkey_patch_variable"),
+              (f"{c.pkg}/{c.fw}/core.py", pick(c.rng, (269, 325)), "<module>", "from . import libpaddle")])
+    c.em.err(f"ImportError: {lib}: cannot open shared object file: No such file or directory")
+    return "core_import_cudart"
+
+
+def f_legacy_dynamic_loader(c: Ctx) -> str:
+    _v1_commandline(c)
+    _glog_f(c, "DynamicLoader.cpp:104", "Check failed: nullptr != *dso_handle Failed to find dynamic library: libcudnn.so "
+            "(libcudnn.so: cannot open shared object file: No such file or directory)",
+            ("paddle::GetCudnnDsoHandle()", "hl_cudnn_init()"))
+    return "legacy_dynamic_loader"
+
+
+def f_nccl_lib(c: Ctx) -> str:
+    """NCCL absent, or built for another CUDA: init_parallel_env fails, sometimes only as 'unhandled cuda error'."""
+    r, em = c.rng, c.em
+    if r.random() < 0.5:
+        em.glog("W", "dynamic_loader.cc:238", "You may need to install 'nccl2' from NVIDIA official website: "
+                "https://developer.nvidia.com/nccl/nccl-download before install PaddlePaddle.")
+        paddle_error(c, "PreconditionNotMet", ["The third-party dynamic library (libnccl.so) that Paddle depends on is not "
+                                               "configured correctly. (error code is libnccl.so: cannot open shared object "
+                                               "file: No such file or directory)"] + _DYNLOAD_SUGGEST, None,
+                     "paddle/phi/backends/dynload/dynamic_loader.cc:265", "nccl",
+                     py_frames=frames_user(c, deep=False) + [(f"{c.pkg}/distributed/parallel.py", pick(r, (196, 1084)),
+                                                               "init_parallel_env", "paddle.distributed.barrier()")])
+        return "nccl_dynload"
+    p = _nccl_prefix(c)
+    em.out(f"{p} NCCL INFO NCCL version 2.{pick(r, (8, 12, 16))}.{r.randrange(3, 9)}+cuda{pick(r, ('10.2', '11.0', '12.2'))}")
+    em.out(f"{p} NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'",
+           f"{p} NCCL INFO init.cc:{pick(r, (1112, 1235))} -> 1")
+    paddle_error(c, "External", ["NCCL error(1), unhandled cuda error. "], "'ncclUnhandledCudaError'. Call to CUDA function failed. ",
+                 "paddle/phi/core/distributed/nccl_comm_context.cc:81", "nccl")
+    return "nccl_version_unhandled_cuda"
+
+
+# ---- gpu_oom
+
+
+def f_allocating_available(c: Ctx) -> str:
+    """Fluid's GpuMaxChunkSize check: the first chunk does not fit; no 'out of memory' wording."""
+    r = c.rng
+    want = int(c.gpu_mem_gb * r.uniform(0.5, 0.95) * 2**30)
+    have = int(want * r.uniform(0.2, 0.9))
+    py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddle/fluid/executor.py", pick(r, (349, 470)), "run",
+                                             "self.executor.run(program.desc, scope, 0, True, True)")])
+    c.em.block([f"paddle.fluid.core.EnforceNotMet: Enforce failed. Expected allocating <= available, but received "
+                f"allocating:{want} > available:{have}.", "Insufficient GPU memory to allocation. at "
+                f"[/paddle/paddle/fluid/platform/gpu_info.cc:{pick(r, (89, 118, 262))}]", "PaddlePaddle Call Stacks:"] +
+               [f"{i:<8}{c.hexaddr()}p {f} + {r.randrange(60, 700)}" for i, f in enumerate((
+                   "paddle::platform::GpuMaxChunkSize()", "paddle::memory::GetGPUBuddyAllocator(int)",
+                   "void* paddle::memory::Alloc<paddle::platform::CUDAPlace>(paddle::platform::CUDAPlace, unsigned long)"))])
+    return "allocating_le_available"
+
+
+def f_badalloc_operator(c: Ctx) -> str:
+    """Fluid/2.0 operators report BadAlloc in a GLOG warning, with the fraction_of_gpu_memory suggestions."""
+    r, em = c.rng, c.em
+    want, avail = r.uniform(10, 2000), r.uniform(5, 200)
+    for op in (pick(r, ("conv2d_grad", "roi_align", "lstm", "matmul_v2")), pick(r, ("relu_grad", "batch_norm_grad"))):
+        em.glog("W", f"operator.cc:{pick(r, (242, 248))}", f"{op} raises an exception paddle::memory::allocation::BadAlloc, "
+                "ResourceExhaustedError: ", stream="stderr")
+        em.block(["", f"Out of memory error on GPU 0. Cannot allocate {want:.6f}MB memory on GPU 0, available memory is only "
+                  f"{avail:.6f}MB.", "", "Please check whether there is any other process using GPU 0.",
+                  "1. If yes, please stop them, or start PaddlePaddle on another GPU.",
+                  "2. If no, please try one of the following suggestions:", "   1) Decrease the batch size of your model.",
+                  "   2) FLAGS_fraction_of_gpu_memory_to_use is 0.50 now, please set it to a higher value but less than 1.0.",
+                  "      The command is `export FLAGS_fraction_of_gpu_memory_to_use=xxx`.", "",
+                  f" (at /paddle/paddle/fluid/memory/detail/system_allocator.cc:{pick(r, (151, 160))})"])
+    py_tb(c, frames_user(c))
+    em.err("MemoryError: ")
+    return "badalloc_operator"
+
+
+def f_alloc_traceback_only(c: Ctx) -> str:
+    """Hard: the paste keeps the C++ allocator frames but loses the 'Out of memory' sentence."""
+    c.em.block(["--------------------------------------", "C++ Traceback (most recent call last):",
+                "--------------------------------------"] +
+               [f"{i}   {f}" for i, f in enumerate((
+                   "concat_ad_func(std::vector<paddle::Tensor, std::allocator<paddle::Tensor> > const&, paddle::experimental::ScalarBase<paddle::Tensor>)",
+                   "phi::DenseTensor::mutable_data(phi::Place const&, phi::DataType, unsigned long)",
+                   "paddle::memory::AllocShared(phi::Place const&, unsigned long)",
+                   "paddle::memory::allocation::AllocatorFacade::Alloc(phi::Place const&, unsigned long)",
+                   "paddle::memory::allocation::StatAllocator::AllocateImpl(unsigned long)",
+                   "paddle::memory::allocation::Allocator::Allocate(unsigned long)"))])
+    if c.chinese:
+        c.em.err("模型保存失败：显存不足")
+    return "alloc_traceback_only"
+
+
+# ---- host_oom
+
+
+def f_host_alloc_python(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = wpick(r, [(1, "numpy_unable"), (1, "bare_memoryerror"), (1, "posix_memalign"), (1, "dataloader_killed"),
+                  (1, "errno12"), (0.6 if c.job in ("infer", "serving") else 0, "lite_malloc")])
+    if v == "lite_malloc":    # Paddle-Lite's host allocator on a small box: a fatal check, then abort
+        em.err(f"[F {em.ts_short()}.{em.millis():03d} ...ite/lite/core/target_wrapper.cc:29 Malloc] Check failed: p: Error "
+               f"occurred in TargetWrapper::Malloc period: no enough for mallocing {r.randrange(8, 900) * 2**20} bytes.")
+        em.err("Aborted (core dumped)")
+    elif v == "numpy_unable":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/framework/io.py", pick(r, (57, 771)), "_build_saved_state_dict",
+                                                 "save_dict[key] = value.numpy()")])
+        em.err(f"numpy.core._exceptions._ArrayMemoryError: Unable to allocate {r.uniform(9, 900):.2f} MiB for an array with "
+               f"shape ({r.randrange(1000, 90000)}, 768) and data type float32")
+    elif v == "bare_memoryerror":
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddlenlp/transformers/ernie/tokenizer.py" if c.job == "nlp" else
+                                                 f"{c.pkg}/framework/io.py", pick(r, (386, 732)), "__init__" if c.job == "nlp"
+                                                 else "save", "self.vocab = pickle.load(f)" if c.job == "nlp" else
+                                                 "pickle.dump(saved_obj, f, protocol=protocol)")])
+        em.err("MemoryError")
+    elif v == "posix_memalign":
+        n = r.randrange(2, 64) * 2**28
+        paddle_error(c, "ResourceExhausted", [f"Alloc {n} error!"],
+                     "Expected posix_memalign(&p, alignment, size) == 0, but received posix_memalign(&p, alignment, size):12 != 0:0.",
+                     "paddle/phi/core/memory/allocation/system_allocator.cc:60" if c.major >= 3 else
+                     "paddle/fluid/memory/detail/system_allocator.cc:60", "alloc")
+    elif v == "dataloader_killed":
+        py_tb(c, frames_user(c) + [(f"{_dl_dir(c)}/dataloader_iter.py", pick(r, (825, 830)), "__next__",
+                                    "data = self._reader.read_next_list()")])
+        em.err(f"SystemError: (Fatal) DataLoader process (pid {em.pid + 30 + r.randrange(8)}) exited is killed by signal: "
+               "Killed. (at /paddle/paddle/fluid/imperative/data_loader.cc:181)")
+    else:
+        py_tb(c, frames_user(c) + [(f"/usr/lib/python3.{c.python.split('.')[1]}/multiprocessing/popen_fork.py", 66,
+                                    "_launch", "self.pid = os.fork()")])
+        em.err("OSError: [Errno 12] Cannot allocate memory")
+    if c.chinese and r.random() < 0.4:
+        em.out("训练异常退出：内存不足")
+    return f"host_alloc_{v}"
+
+
+# ---- distributed_comm_failure
+
+
+def f_wait_forever(c: Ctx) -> str:
+    """A rendezvous that never completes: retries without an error word until the scheduler stops the job."""
+    r, em = c.rng, c.em
+    peers = [f"{ip}:{6170 + k}" for ip in (c.rank_ips or ["10.10.0.3"]) for k in range(2)]
+    if r.random() < 0.5:
+        for _ in range(r.randrange(8, 40)):
+            em.out("server not ready, wait 3 sec to retry...", f"not ready endpoints:{peers[-r.randrange(1, len(peers) + 1):]}")
+            em.adv(3)
+    else:
+        for _ in range(r.randrange(8, 40)):
+            em.out(f"LAUNCH INFO {em.ts_comma()} Waiting peer start...")
+            em.adv(r.uniform(20, 60))
+    if r.random() < 0.5:
+        em.err("Terminated")
+    return "wait_forever"
+
+
+def f_rpc_pserver(c: Ctx) -> str:
+    """Parameter-server jobs: gRPC/bRPC clients that cannot reach a pserver."""
+    r, em = c.rng, c.em
+    ep = f"{(c.rank_ips or ['10.10.0.3'])[-1]}:{6170 + r.randrange(4)}"
+    v = wpick(r, [(1, "grpc_connect_failed"), (1, "grpc_fatal"), (1, "brpc_reset"), (0.7 if c.gen == "1x" else 0, "v1_socket")])
+    if v == "v1_socket":      # the v1 trainer's parameter client: the pserver pod runs but does not listen yet
+        _v1_commandline(c)
+        em.glog("I", "ParameterClient2.cpp:114", f"pserver 0 {ep}")
+        _glog_f(c, f"LightNetwork.cpp:{pick(r, (397, 399))}", f"Check failed: error >= 0 ERROR connecting to {ep.split(':')[0]}: "
+                "Connection refused [111]", ("paddle::SocketClient::TcpClient()", "paddle::SocketClient::SocketClient()",
+                                             "paddle::ParameterClient2::init()", "paddle::RemoteParameterUpdater::init()"))
+    elif v == "grpc_connect_failed":
+        for _ in range(r.randrange(6, 30)):
+            em.glog("E", "grpc_client.cc:242", f"proc param error:name:[fc_{r.randrange(9)}.w_0@GRAD] ep:[{ep}] grpc error:Connect Failed",
+                    tid=r.randrange(100, 300))
+    elif v == "grpc_fatal":
+        _glog_f(c, f"grpc_client.cc:{pick(r, (288, 418, 424))}", f"SendRPC name:[embedding_0.w_0@GRAD], ep:[{ep}], status:[-1] "
+                "meets grpc error, error_code:14 error_message:OS Error error_details:",
+                ("paddle::operators::distributed::GRPCClient::Proceed()", "execute_native_thread_routine", "start_thread", "__clone"))
+    else:
+        em.glog("W", "input_messenger.cpp:222", f"Fail to read from fd=21 SocketId=8589934592@{ep}@39004: Connection reset by peer [104]")
+        em.glog("E", "brpc_ps_client.cc:250", f"resquest cmd_id:2 failed, err:[E104]Fail to read from fd=21 SocketId=8589934592@{ep}@"
+                f"39004: Connection reset by peer [R1][E111]Fail to connect SocketId=8589934593@{ep}: Connection refused "
+                f"[R2][E112]Not connected to {ep} yet [R3][E112]Not connected to {ep} yet")
+        em.glog("E", "fleet.cc:321", "fleet pull sparse failed, status[-1]")
+    return f"rpc_{v}"
+
+
+def f_bkcl(c: Ctx) -> str:
+    """Kunlun XPU collectives (BKCL) fail the same way NCCL does: init or enqueue."""
+    r, em = c.rng, c.em
+    host = c.extra.get("hostname", "trainer-0")
+    em.err(f"[{em.ts_iso()}][{host}][{em.pid}][ERR][BKCL][init.cpp:{r.randrange(100, 900)}] BKCL dont support send to one "
+           "peer multi times in one group",
+           f"[{em.ts_iso()}][{host}][{em.pid}][WARN][BKCL][bkcl.cpp:534] group_enqueue call failed, expected 0, error code=2")
+    paddle_error(c, "PreconditionNotMet", ["bkcl_init_rank failed, got wrong value [3]."],
+                 "Expected ret == BKCL_SUCCESS, but received ret:3 != BKCL_SUCCESS:0.",
+                 "paddle/phi/core/distributed/bkcl_comm_context.cc:58", "nccl", loc_old="paddle/fluid/platform/collective_helper.cc:305")
+    em.out(f"ERROR {em.ts_comma()} launch_utils.py:604] ABORT!!! Out of all {c.n_gpus * c.nnodes} trainers, the trainer "
+           "process with rank=[0, 1] was aborted. Please check its log.")
+    return "bkcl"
+
+
+# ---- native_crash
+
+
+def f_signal_no_stack(c: Ctx) -> str:
+    fatal_signal(c, "SIGSEGV", "Segmentation fault", None)
+    c.em.block(["--------------------------------------", "C++ Traceback (most recent call last):",
+                "--------------------------------------", "No stack trace in paddle, may be caused by external reasons."])
+    return "no_stack_trace+segv"
+
+
+def f_fluid_init_signal(c: Ctx) -> str:
+    """Fluid's init.cc handler logs the signal line by line (SIGFPE / SIGABRT after a glibc abort)."""
+    r, em = c.rng, c.em
+    sig = pick(r, ("SIGFPE", "SIGABRT"))
+    if sig == "SIGABRT":
+        em.err(pick(r, ("double free or corruption (fasttop)", "free(): invalid next size (fast)")))
+    t = em.unix()
+    for msg in ("Warning: PaddlePaddle catches a failure signal, it may not work properly",
+                "The detail failure signal is:", f'*** Aborted at {t} (unix time) try "date -d @{t}" if you are using GNU date ***',
+                "PC: @                0x0 (unknown)",
+                f"*** {sig} (@0x{r.randrange(16**8):x}) received by PID {em.pid} (TID {c.hexaddr()}) from PID {em.pid}; stack trace: ***"):
+        em.glog("W", f"init.cc:{pick(r, (205, 226, 234))}", msg)
+    for f in ("(unknown)", "paddle::framework::Scope::FindVarLocally()", "paddle::operators::RecurrentGradOp::RunImpl()"):
+        em.glog("W", "init.cc:205", f"    @     {c.hexaddr()} {f}")
+    return f"fluid_init_{sig.lower()}"
+
+
+def f_glibc_backtrace(c: Ctx) -> str:
+    r = c.rng
+    lines = [f"*** Error in `/usr/bin/python3': {pick(r, ('free(): invalid pointer', 'munmap_chunk(): invalid pointer'))}: "
+             f"{c.hexaddr()} ***", "======= Backtrace: ========="]
+    for lib in ("/lib/x86_64-linux-gnu/libc.so.6(+0x777e5)", "/lib/x86_64-linux-gnu/libc.so.6(+0x8037a)",
+                f"{c.site}/numpy/core/multiarray.so(+0x{r.randrange(16**5):x})", "/usr/lib/libpython3.so(PyDict_SetItem+0x41)"):
+        lines.append(f"{lib}[{c.hexaddr()}]")
+    lines.append("======= Memory map: ========")
+    c.em.block(lines)
+    c.em.err("Aborted (core dumped)")
+    return "glibc_backtrace"
+
+
+# ---- model_version_incompatible
+
+
+def f_paddle_lite(c: Ctx) -> str:
+    """Paddle-Lite runtimes: an .nb model from another opt version, a kernel this library lacks."""
+    r, em = c.rng, c.em
+    op = pick(r, ("slice", "calib", "nearest_interp_v2", "multiclass_nms3", "fill_any_like"))
+    android = r.random() < 0.3      # the same runtime on an edge device, pulled with adb logcat
+    pre = f"{em.ts_iso()[5:]}.{em.millis():03d}  {em.pid}-{em.pid + 12}  Paddle-Lite  com.baidu.paddle.lite  " if android else ""
+    for ln in ("warning: the version of opt that transformed this model is not consistent with current Paddle-Lite version.",
+               f"      version of opt:{pick(r, ('v2.9.1', 'd9e63bb', 'v2.10'))}",
+               f"      version of current Paddle-Lite:{pick(r, ('v2.13-rc', '68b66fd35', 'v2.12'))}"):
+        em.err(pre + ("W  " if android else "") + ln)
+    if r.random() < 0.5:
+        em.err(f"{pre}{'A/Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} ...-Lite/lite/core/program.cc:"
+               f"{pick(r, (269, 356, 532))} RuntimeProgram] Check failed: (kernels.size() > 0): 0!>0      Error: This model "
+               f"is not supported, because kernel for '{op}' is not supported by Paddle-Lite.")
+    else:
+        em.err(f"F{em.ts_glog()} {em.tid:5d} program.cc:532] Check failed: kernels.size() > 0 (0 vs. 0) ",
+               f"Error: This model is not supported, because 1 ops are not supported on 'arm'. These unsupported ops are: '{op}'.")
+    em.err("Aborted")
+    return "paddle_lite" + ("_logcat" if android else "")
+
+
+def f_op_not_registered_old(c: Ctx) -> str:
+    r = c.rng
+    v = r.randrange(3)
+    py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/predictor.py", pick(r, (31, 42)), "__init__",
+                                             "self.predictor = paddle.inference.create_predictor(config)")])
+    c.em.err(["RuntimeError: Operator multiclass_nms3 has not been registered",
+              "google.protobuf.message.DecodeError: Can't parse message ProgramDesc because it is missing required fields: "
+              f"blocks[0].ops[{r.randrange(10, 90)}].attrs[{r.randrange(3, 20)}].type",
+              "_pickle.UnpicklingError: invalid load key, 'x'."][v])
+    return ("nms3_not_registered", "programdesc_parse", "unpickling")[v]
+
+
+def f_predictor_version(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    em.glog("I", "op_compatible_info.cc:201", "The default operator required version is missing. Please update the model version.")
+    em.glog("I", "analysis_predictor.cc:841", "MODEL VERSION: 0.0.0")
+    em.glog("I", "analysis_predictor.cc:843", "PREDICTOR VERSION: 0.0.0")
+    em.glog("W", "analysis_predictor.cc:856", f" - Version incompatible ({pick(r, ('1', '2'))}) {pick(r, ('yolo_box', 'matrix_nms'))}")
+    paddle_error(c, "InvalidArgument", ["The Input Variable(Input) of conv2d Op used to determine kernel data type is empty or "
+                                        "not LoDTensor or SelectedRows or LoDTensorArray."],
+                 "Expected data_type != dafault_data_type, but received data_type:-1 == dafault_data_type:-1.",
+                 "paddle/fluid/framework/operator.cc:1291", "exec")
+    return "predictor_version"
+
+
+# ---- file_not_found
+
+
+def f_native_predictor_model(c: Ctx) -> str:
+    """C++ NativePaddlePredictor (Fluid 1.x deployments): the model file is read by ReadBinaryFile."""
+    r, md = c.rng, c.model_dir
+    c.em.err("terminate called after throwing an instance of 'paddle::platform::EnforceNotMet'",
+             f"  what():  Cannot open file {md}/model at [/paddle/paddle/fluid/inference/io.cc:50]")
+    c.em.block(["PaddlePaddle Call Stacks:"] + [f"{i:<8}{c.hexaddr()}p {f} + {r.randrange(100, 700)}" for i, f in enumerate((
+        "paddle::platform::EnforceNotMet::EnforceNotMet(std::__exception_ptr::exception_ptr, char const*, int)",
+        "paddle::inference::ReadBinaryFile(std::string const&, std::string*)",
+        "paddle::NativePaddlePredictor::Init(std::shared_ptr<paddle::framework::Scope>)"))])
+    c.em.err("Aborted (core dumped)")
+    return "native_predictor_model"
+
+
+def f_dataset_path_checks(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = pick(r, [1] + [0] * (c.job == "det") + [2] * (c.job == "ocr") + [3] * (c.job in ("infer", "serving")))
+    if v == 0:
+        ann = "/data/coco/annotations/instances_train2017.json"
+        em.out(f"[{em.ts_short()}] ppdet.utils.download WARNING: Config annotation {ann} is not a file, dataset config is not valid",
+               f"[{em.ts_short()}] ppdet.utils.download INFO: Dataset /data/coco is not valid for reason above, try searching "
+               "/root/.cache/paddle/dataset or downloading dataset...")
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/ppdet/utils/download.py", 225, "get_dataset_path",
+                                                 "raise ValueError(")])
+        em.err("ValueError: Dataset /data/coco is not valid and cannot parse dataset type 'None' for automaticly downloading")
+    elif v == 1:
+        py_tb(c, frames_user(c) + [(f"{c.workdir}/utils/reader.py", 84, "check_params", "assert os.path.isdir(data_dir), \\")])
+        em.err("AssertionError: ./dataset/ILSVRC2012/ doesn't exist, please check datadir path")
+    elif v == 2:
+        img = f"./train_data/rec/train/{r.randrange(9999)}.jpg"
+        em.out(f"[{em.ts_slash()}] ppocr ERROR: When parsing line rec/{img.rsplit('/', 1)[1]}\t闽龙渔08281",
+               ", error happened with msg: Traceback (most recent call last):",
+               f'  File "{c.workdir}/PaddleOCR/ppocr/data/simple_dataset.py", line 132, in __getitem__',
+               '    raise Exception("{} does not exist!".format(img_path))', f"Exception: {img} does not exist!")
+    else:
+        em.out(f"not find model file path {c.model_dir}/inference.pdmodel")
+    return ("ppdet_not_a_file", "datadir_assert", "ppocr_does_not_exist", "not_find_model_file")[v]
+
+
+# ---- system_lib_missing
+
+
+def f_libstdcxx_glibcxx(c: Ctx) -> str:
+    r = c.rng
+    sym = pick(r, ("GLIBCXX_3.4.30", "GLIBCXX_3.4.29", "CXXABI_1.3.8", "GLIBCXX_3.4.22"))
+    py_tb(c, [(frames_user(c, deep=False)[0][0], pick(r, (1, 3)), "<module>", "import paddle"),
+              (f"{c.pkg}/__init__.py", 25, "<module>", "from .base import core"),
+              (f"{c.pkg}/{c.fw}/core.py", pick(r, (269, 325)), "<module>", "from . import libpaddle")])
+    c.em.err(f"ImportError: /opt/conda/lib/libstdc++.so.6: version `{sym}' not found (required by {c.pkg}/{c.fw}/libpaddle.so)")
+    return "libstdcxx_version"
+
+
+def f_libssl11(c: Ctx) -> str:
+    c.em.err(f"Error: Can not import paddle core while this file exists: {c.pkg}/{c.fw}/libpaddle.so")
+    py_tb(c, [(frames_user(c, deep=False)[0][0], 2, "<module>", "import paddle"),
+              (f"{c.pkg}/{c.fw}/core.py", 269, "<module>", "from . import libpaddle")])
+    c.em.err(pick(c.rng, ("ImportError: libssl.so.1.1: cannot open shared object file: No such file or directory",
+                          f"ImportError: libpython{c.python}.so.1.0: cannot open shared object file: No such file or directory")))
+    return "core_import_os_lib"
+
+
+def f_dll_load_failed(c: Ctx) -> str:
+    c.em.err(pick(c.rng, ("ImportError: DLL load failed: 找不到指定的模块。",
+                          "ImportError: DLL load failed while importing _remap: The specified module could not be found.")))
+    return "win_dll_load_failed"
+
+
+# ---- python_dependency_conflict
+
+
+def f_third_party_api(c: Ctx) -> str:
+    """A package at the wrong version breaks code that did not change: reads like an API error, but it is a pin."""
+    r, em, site = c.rng, c.em, c.site
+    v = pick(r, {"numpy2": ("numpy_alias",), "module": ("paddlex_deps",), "opencv": ("cv2_attr", "cv2_attr", "qt_xcb"),
+                 "hfhub": ("hf_hub",), "pillow10": ("pillow_textsize",)}[c.extra.get("dep_conflict", "numpy2")])
+    if v == "numpy_alias":
+        alias, repl = pick(r, (("int", "int"), ("complex", "complex"), ("float", "float"), ("object", "object")))
+        py_tb(c, frames_user(c, deep=False) + [(f"{site}/{pick(r, ('librosa/core/constantq.py', 'skimage/morphology/_skeletonize.py', 'paddleocr/ppocr/postprocess/db_postprocess.py'))}",
+                                                 r.randrange(40, 300), "<module>", f"dtype=np.{alias}")])
+        em.block([f"AttributeError: module 'numpy' has no attribute '{alias}'.",
+                  f"`np.{alias}` was a deprecated alias for the builtin `{repl}`. To avoid this error in existing code, use "
+                  f"`{repl}` by itself. Doing this will not modify any behavior and is safe.",
+                  "The aliases was originally deprecated in NumPy 1.20; for more details and guidance see the original release note at:",
+                  "    https://numpy.org/devdocs/release/1.20.0-notes.html#deprecations"])
+    elif v == "cv2_attr":
+        py_tb(c, frames_user(c, deep=False)[:1] + [(f"{site}/cv2/__init__.py", 181, "<module>", "bootstrap()"),
+                                                   (f"{site}/cv2/typing/__init__.py", 168, "<module>",
+                                                    "LayerId = cv2.dnn.DictValue")])
+        em.err(pick(r, ("AttributeError: module 'cv2.dnn' has no attribute 'DictValue'",
+                        "AttributeError: module 'cv2' has no attribute '_registerMatType'")))
+    elif v == "hf_hub":
+        py_tb(c, frames_user(c, deep=False)[:1] + [(f"{site}/ppdiffusers/utils/dynamic_modules_utils.py", 28, "<module>",
+                                                    "from huggingface_hub import HfFolder, cached_download, hf_hub_download, model_info")])
+        em.err(f"ImportError: cannot import name 'cached_download' from 'huggingface_hub' ({site}/huggingface_hub/__init__.py)")
+    elif v == "pillow_textsize":
+        py_tb(c, frames_user(c) + [(f"{site}/paddlex/utils/visualizer.py", 65, "draw_label", "tw, th = draw.textsize(text, font=font)")])
+        em.err("AttributeError: 'ImageDraw' object has no attribute 'textsize'")
+    elif v == "qt_xcb":     # hard: Paddle's handler reports SIGABRT, but opencv's bundled Qt clashes with PyQt5
+        em.err(f"QObject::moveToThread: Current thread ({c.hexaddr()}) is not the object's thread ({c.hexaddr()}).",
+               f"Cannot move to target thread ({c.hexaddr()})", "",
+               f'qt.qpa.plugin: Could not load the Qt platform plugin "xcb" in "{site}/cv2/qt/plugins" even though it was found.',
+               "This application failed to start because no Qt platform plugin could be initialized. Reinstalling the "
+               "application may fix this problem.", "",
+               "Available platform plugins are: xcb, eglfs, linuxfb, minimal, minimalegl, offscreen, vnc, wayland-egl, wayland.")
+        em.block(["--------------------------------------", "C++ Traceback (most recent call last):",
+                  "--------------------------------------", "No stack trace in paddle, may be caused by external reasons."])
+        fatal_signal(c, "SIGABRT", "Process abort signal", None)
+    else:
+        py_tb(c, [(f"{site}/paddleocr/_pipelines/base.py", 102, "_create_paddlex_pipeline", "return create_pipeline("),
+                  (f"{site}/paddlex/utils/deps.py", 194, "require_extra", "raise DependencyError(")])
+        em.err("paddlex.utils.deps.DependencyError: `OCR` requires additional dependencies. To install them, run "
+               "`pip install \"paddlex[ocr]==3.0.0\"` if you’re installing `paddlex` from an index.", "",
+               "The above exception was the direct cause of the following exception:", "")
+        py_tb(c, frames_user(c, deep=False) + [(f"{site}/paddleocr/_pipelines/base.py", 104, "_create_paddlex_pipeline",
+                                                 "raise RuntimeError(")])
+        em.err("RuntimeError: A dependency error occurred during pipeline creation. Please refer to the installation "
+               "documentation to ensure all required dependencies are installed.")
+    return f"third_party_{v}"
+
+
+# ---- shm_exhausted
+
+
+def f_shm_more(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    v = r.randrange(3)
+    if v == 0:
+        py_tb(c, frames_user(c) + [(f"{_dl_dir(c)}/dataloader_iter.py", pick(r, (825, 830)), "__next__",
+                                    "data = self._reader.read_next_list()")])
+        em.err(f"RuntimeError: DataLoader worker (pid {em.pid + 30 + r.randrange(8)}) is killed by signal: Bus error. It is "
+               "possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")
+    elif v == 1:
+        for k in range(r.randrange(1, 4)):
+            em.err(f"Process Process-{17 + k}:")
+            py_tb(c, [(f"/usr/lib/python3.{c.python.split('.')[1]}/multiprocessing/process.py", 297, "_bootstrap", "self.run()"),
+                      (f"{_dl_dir(c)}/worker.py", pick(r, (345, 355)), "_worker_loop",
+                       "tensor_list = [core._array_to_share_memory_tensor(b) for b in flat_batch]")])
+            em.block(["RuntimeError: (Unavailable) Memory map failed when create shared memory.",
+                      "  [Hint: Expected ptr != ((void *) -1), but received ptr:0xffffffffffffffff == ((void *) -1):0xffffffffffffffff.]"
+                      " (at /paddle/paddle/fluid/memory/allocation/mmap_allocator.cc:81)"])
+    else:     # hard: the shm error is gone from the paste, only the reader's timeout is left
+        em.err("ERROR:root:DataLoader reader thread raised an exception!")
+        em.err(f"Exception in thread Thread-{r.randrange(2, 12)}:")
+        py_tb(c, [(f"{_dl_dir(c)}/dataloader_iter.py", pick(r, (482, 505)), "_get_data", "data = self._data_queue.get(timeout=self._timeout)"),
+                  (f"/usr/lib/python3.{c.python.split('.')[1]}/multiprocessing/queues.py", 105, "get", "raise Empty")])
+        em.err("_queue.Empty")
+    return ("worker_bus_error", "mmap_failed", "queue_empty")[v]
+
+
+def _lib(c: Ctx, part: str) -> bool:
+    return part in c.extra.get("missing_cuda_lib", "libcudnn.so")
+
+
+def _syslib(c: Ctx, prefix: str) -> bool:
+    return c.extra.get("missing_sys_lib", "").startswith(prefix)
+
+
+# category -> ((weight given the run, form), ...); the category's own forms above keep weight _OWN_WEIGHT
+_OWN_WEIGHT = 3.0
+FAMILIES = {
+    "gpu_not_visible": ((lambda c: (1.5 if c.job in ("infer", "serving") else 0.3) if c.extra.get("cpu_wheel") else 0,
+                         f_enable_gpu_cpu_build),
+                        (lambda c: 1.0, f_device_count_zero),
+                        (lambda c: 0 if c.extra.get("cpu_wheel") else 1.2, f_error35_without_driver)),
+    "cuda_driver_too_old": ((lambda c: 1 if c.gen in ("1x", "20") else 0.3, f_device_not_set_properly),
+                            (lambda c: 0.6, f_ptx_toolchain), (lambda c: 0.5, f_summary_env_no_gpu)),
+    # the missing library decides: NCCL breaks the collective start, cudart the import itself
+    "cuda_lib_missing": ((lambda c: 0.3 if _lib(c, "cudnn") else 0, f_win_dll126), (lambda c: 0.8 if _lib(c, "cudnn") else 0, f_cudnn_dso_handle),
+                         (lambda c: 1000 if _lib(c, "cudart") else 0, f_core_import_cudart),
+                         (lambda c: 0.5 if c.gen == "1x" and _lib(c, "cudnn") else 0, f_legacy_dynamic_loader),
+                         (lambda c: 1000 if _lib(c, "nccl") else 0, f_nccl_lib)),
+    "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
+                (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
+    "host_oom": ((lambda c: 1.5, f_host_alloc_python),),
+    "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
+                                 (lambda c: 0.3, f_bkcl)),
+    "native_crash": ((lambda c: 0.8 if c.major >= 2 else 0, f_signal_no_stack), (lambda c: 1 if c.gen == "1x" else 0.3, f_fluid_init_signal),
+                     (lambda c: 0.5, f_glibc_backtrace)),
+    "model_version_incompatible": ((lambda c: 0.8, f_paddle_lite), (lambda c: 0.8, f_op_not_registered_old),
+                                   (lambda c: 0.6 if c.gen in ("1x", "20") else 0.2, f_predictor_version)),
+    "file_not_found": ((lambda c: 0.8 if c.job in ("infer", "serving") else 0.2, f_native_predictor_model),
+                       (lambda c: 1.0, f_dataset_path_checks)),
+    "system_lib_missing": ((lambda c: 1000 if _syslib(c, "libstdc++") else 0, f_libstdcxx_glibcxx),
+                           (lambda c: 1000 if _syslib(c, "libssl") else 0, f_libssl11), (lambda c: 0.15, f_dll_load_failed)),
+    # numpy/module conflicts keep their own forms too; opencv/hub/pillow conflicts only have these
+    "python_dependency_conflict": ((lambda c: {"numpy2": 1.5, "module": 0.8, "opencv": 1000, "hfhub": 1000,
+                                               "pillow10": 1000}.get(c.extra.get("dep_conflict", ""), 0), f_third_party_api),),
+    "shm_exhausted": ((lambda c: 1.0, f_shm_more),),
+}
+
+
+def with_families(category: str, own: Callable[[Ctx], str]) -> Callable[[Ctx], str]:
+    """The category's surface forms: its own function, or one of its families above (weighted per run)."""
+    def render(c: Ctx) -> str:
+        forms = [(w(c), f) for w, f in FAMILIES.get(category, ())]
+        forms = [(w, f) for w, f in forms if w > 0] + [(_OWN_WEIGHT, own)]
+        return wpick(c.rng, forms)(c)
+    render.__name__ = own.__name__
+    return render
 
 
 ERRORS = {
@@ -1891,8 +3193,9 @@ ERRORS = {
     "host_oom": e_host_oom, "model_version_incompatible": e_model_version_incompatible,
     "api_incompatible": e_api_incompatible, "python_dependency_conflict": e_python_dependency_conflict,
     "distributed_comm_failure": e_distributed_comm_failure, "native_crash": e_native_crash, "disk_full": e_disk_full,
-    "file_not_found": e_file_not_found, "unknown": e_unknown,
+    "file_not_found": e_file_not_found, "code_error": e_code_error, "unknown": e_unknown,
 }
+ERRORS = {cat: with_families(cat, fn) for cat, fn in ERRORS.items()}
 
 # When in a run each failure strikes: import (before Paddle prints anything), device (first GPU use),
 # load (model/data loading), step (during the progress loop), save (at a checkpoint)
@@ -1901,7 +3204,7 @@ PHASE = {
     "gpu_not_visible": "device", "cuda_driver_too_old": "device", "gpu_arch_unsupported": "load",
     "cuda_lib_missing": "load", "file_not_found": "load", "model_version_incompatible": "load",
     "distributed_comm_failure": "step", "shm_exhausted": "step", "gpu_oom": "step", "host_oom": "step",
-    "native_crash": "step", "unknown": "step", "disk_full": "save",
+    "native_crash": "step", "unknown": "step", "disk_full": "save", "code_error": "step",
 }
 
 
@@ -1913,12 +3216,28 @@ def exit_code_for(category: str, variant: str) -> int:
     if category == "no_failure":
         return 0
     if category == "host_oom":
-        return 137
+        # the OOM killer SIGKILLs (137); an allocation that fails in the process raises instead, and a killed
+        # DataLoader worker makes the trainer raise (1)
+        return 134 if "bad_alloc" in variant or "lite_malloc" in variant else 137 if host_oom_killed(variant) and "dataloader_killed" not in variant \
+            else 1
     if category == "native_crash":
-        return 139 if "segv" in variant else 132 if "illegal" in variant else 134
+        return 139 if "segv" in variant else 132 if "illegal" in variant else 136 if "sigfpe" in variant else 134
     if category == "shm_exhausted" and "bus_core" in variant:
         return 135
+    if category == "code_error":
+        return 134 if "+sigabrt" in variant else 2 if "argparse" in variant else 1
+    if "+segv" in variant:            # a crash after the real error (a CPU build asked for the GPU)
+        return 139
+    if "wait_forever" in variant:     # stopped by the scheduler while waiting for peers
+        return 143
+    if category == "unknown" and "deadline" in variant:
+        return 143
     return 1
+
+
+def host_oom_killed(variant: str) -> bool:
+    """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
+    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed")
 
 
 def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:
@@ -1997,6 +3316,10 @@ def render_run(c: Ctx, category: str) -> tuple[str, int]:
     r, em = c.rng, c.em
     job = JOBS[c.job](c)
     phase = PHASE.get(category)
+    # a job bug strikes when the broken input is used: a config as the job starts, a model on its first batch
+    bug_phase = CODE_BUG_PHASE.get(c.extra.get("job_bug") or "", "step") if category == "code_error" else ""
+    if bug_phase:
+        phase = "step" if bug_phase == "first" else bug_phase
     gpus_visible = c.extra.get("gpus_visible", True)
     # ---- container start: shell + image banners
     if c.extra.get("nv_base"):
@@ -2074,7 +3397,9 @@ def render_run(c: Ctx, category: str) -> tuple[str, int]:
     dt = c.duration_s / n
     eval_every = max(1, n // r.randrange(2, 6))
     fail_at = -1
-    if phase == "step":
+    if bug_phase == "first":
+        fail_at = 0
+    elif phase == "step":
         fail_at = int(n * (r.random() ** 1.5)) if category != "shm_exhausted" else int(n * r.random() ** 3)
     save_fail = phase == "save"
     p_noise = 0.02
@@ -2113,7 +3438,7 @@ def _finish(c: Ctx, category: str, variant: str, err_lines: list) -> tuple[str, 
     code = exit_code_for(category, variant)
     if c.extra.get("truncate"):
         return variant + "+truncated", code
-    if category == "host_oom":
+    if category == "host_oom" and code == 137:
         if c.launch and variant != "launch_sigkill" and c.rng.random() < 0.5:
             _launch_failure_tail(c, err_lines, -9)
         return variant, code
