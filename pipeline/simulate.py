@@ -41,6 +41,7 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pipeline import simulate_bugs as B
 from pipeline import simulate_text as T
 
 CATEGORIES = ("cuda_driver_too_old", "gpu_not_visible", "cuda_lib_missing", "gpu_arch_unsupported",
@@ -388,7 +389,7 @@ class RunSpec:
     revision: str = ""        # git revision of the job's code (container label)
     dataset: str = ""         # dataset version the job reads (container label)
     config: str = ""          # config file or arguments the job was started with (in the command)
-    job_bug: str = ""         # the bug those inputs carry ("" = none): a key of simulate_text.CODE_BUGS
+    job_bug: str = ""         # the bug those inputs carry ("" = none): a key of simulate_bugs.CODE_BUGS
     bug_in: str = ""          # revision | dataset | config: which input carries it
     category: str = ""
     cause: str = ""
@@ -420,7 +421,7 @@ def decide(s: RunSpec) -> tuple[str, str]:
         return "python_dependency_conflict", f"{im.dep_conflict} conflict baked into {im.ref}"
     if s.legacy_code and (im.major >= 3 or vt(im.paddle) >= (2, 5)):
         return "api_incompatible", f"paddle.fluid code on Paddle {im.paddle}"
-    if s.job_bug and T.CODE_BUG_PHASE[s.job_bug] == "import":    # a config the job cannot even parse
+    if s.job_bug and B.CODE_BUG_PHASE[s.job_bug] == "import":    # a config the job cannot even parse
         return "code_error", _bug_cause(s)
     if not s.gpus:
         return "gpu_not_visible", "container started without --gpus"
@@ -468,7 +469,7 @@ def _bug_cause(s: RunSpec) -> str:
 # a property of one of these, drawn once per input, so every run started from the same broken input
 # fails the same way on any host, and every run from a good input is unaffected.
 
-# the bugs each input of a job kind can carry (simulate_text.CODE_BUGS renders them)
+# the bugs each input of a job kind can carry (simulate_bugs.CODE_BUGS renders them)
 JOB_BUGS = {
     "ocr": {"revision": ("shape_matmul", "conv_channels", "reshape", "user_exception", "dtype"),
             "dataset": ("parse_line", "label_range", "collate", "illegal_address"),

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import simulate_bugs as B
+from pipeline import simulate_families as F
 from pipeline import simulate_text as T
 from pipeline.simulate import CATEGORIES, IMAGES, simulate, vt
 
@@ -364,7 +366,7 @@ def test_every_code_bug_renders_in_every_generation_from_the_jobs_own_files():
             for paddle, gen in GENERATIONS:
                 for seed in range(6):
                     c, lines = _ctx(job, paddle, gen, seed, job_bug=bug)
-                    variant = T.e_code_error(c)
+                    variant = B.e_code_error(c)
                     c.em.flush()
                     text = "\n".join(lines)
                     assert variant.startswith(bug + "."), variant
@@ -372,13 +374,13 @@ def test_every_code_bug_renders_in_every_generation_from_the_jobs_own_files():
                     assert not ENV_SIGNATURES.search(text), (job, bug, gen, variant)
                     assert T.exit_code_for("code_error", variant) in (1, 2, 134)
                     seen.setdefault(bug, set()).add(variant.split(".", 1)[1].split("+")[0])
-    assert set(seen) == set(T.CODE_BUGS) and set(T.CODE_BUGS) == set(T.CODE_BUG_PHASE)
+    assert set(seen) == set(B.CODE_BUGS) and set(B.CODE_BUGS) == set(B.CODE_BUG_PHASE)
     assert sum(len(v) for v in seen.values()) >= 60          # many surface forms, not one per bug
     c, lines = _ctx("nlp", "1.5.2", "1x", 0, job_bug="shape_matmul")
     forms = set()
     for seed in range(40):
         c, lines = _ctx("nlp", "1.5.2", "1x", seed, job_bug="shape_matmul")
-        T.e_code_error(c)
+        B.e_code_error(c)
         c.em.flush()
         forms.add("PaddlePaddle Call Stacks:" in lines)
     assert forms == {True, False} or forms == {True}     # Fluid 1.5 prints its enforce with the address list
@@ -424,8 +426,7 @@ FAMILY_PHRASES = {
 
 
 def test_every_family_renders_its_signature():
-    from pipeline import simulate_text as T
-    fns = {f.__name__: f for forms in T.FAMILIES.values() for _, f in forms}
+    fns = {f.__name__: f for forms in F.FAMILIES.values() for _, f in forms}
     assert set(fns) == set(FAMILY_PHRASES)
     for name, fn in sorted(fns.items()):
         for seed in range(4):
