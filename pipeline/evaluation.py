@@ -113,10 +113,10 @@ def _calibration_weights(kinds: np.ndarray) -> np.ndarray:
 
 
 def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray) -> C.Combiner:
-    kinds = _kind(ds)[rows]
-    return C.fit(probas.rules[rows], [v.category if v else None for v in np.asarray(ds.verdicts, dtype=object)[rows]],
-                 [v.priority if v else None for v in np.asarray(ds.verdicts, dtype=object)[rows]],
-                 list(ds.y[rows]), probas.classes, _calibration_weights(kinds))
+    verdicts = [ds.verdicts[i] for i in rows]
+    return C.fit(probas.rules[rows], [v.category if v else None for v in verdicts],
+                 [v.priority if v else None for v in verdicts], list(ds.y[rows]), probas.classes,
+                 _calibration_weights(_kind(ds)[rows]))
 
 
 def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray) -> np.ndarray:
