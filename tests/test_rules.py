@@ -502,6 +502,13 @@ def test_healthy_output_near_the_new_families_gets_no_verdict():
         "[2026/11/29 20:06:48] ppdet WARNING: checkpoint ./output/model_final not found, training from scratch",
         "[2026/11/29 20:07:13] ppocr WARNING: loss: nan at step 25, skip this batch (found_inf)",
         "I1129 20:08:23.000000 12345 process_group_nccl.cc:155] ProcessGroupNCCL destruct",
+        "W1129 20:06:40.000000 12345 tensorrt.cc:56] You are using Paddle compiled with TensorRT, but TensorRT "
+        "dynamic library is not found. Ignore this if TensorRT is not needed.",
+        "node1:123:456 [0] NCCL INFO NET/IB : No device found.",
+        "node1:123:456 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+        "DeprecationWarning: ANTIALIAS is deprecated and will be removed in Pillow 10 (2023-07-01). Use LANCZOS "
+        "or Resampling.LANCZOS instead.",
+        "[2026/11/29 20:06:49] ppocr WARNING: The pretrained params head.fc.weight not in model",
         "[2026/11/29 20:08:22] ppocr INFO: save model in ./output/ch_db/latest",
     ]
     for meta in (None, {"exit_code": 0}):
