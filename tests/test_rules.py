@@ -374,6 +374,147 @@ def test_latent_warning_explains_a_following_segfault():
     assert v.hits == ["cuda_cudnn_version_warning", "core_dumped"]
 
 
+# ------------------------------------------------------------------------------ misleading signatures
+
+
+def test_driver_insufficient_inside_nccl_only_means_an_nccl_for_another_cuda():
+    nccl = ["NCCL version 2.1.4+cuda9.1",
+            "host:1:1 [0] init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'",
+            'C++ exception with description "unhandled cuda error at [/paddle/paddle/fluid/operators/nccl_test.cu:34]']
+    v = verdict(nccl)
+    assert (v.category, v.rule_id) == ("cuda_lib_missing", "nccl_built_for_another_cuda")
+    assert "cuda_driver_insufficient" in v.hits
+    # Paddle's own CUDA calls failing with error 35 too: then it is the driver
+    own = ["OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version."]
+    assert verdict(own + nccl).category == "cuda_driver_too_old"
+
+
+def test_old_driver_behind_no_gpu_found_is_the_driver():
+    warn = "W0531 10:00:00.000000  1234 init.cc:136] Compiled with WITH_GPU, but no GPU found in runtime."
+    v = verdict(["Nvidia driver version: 410.48", warn, "Traceback (most recent call last):", "RuntimeError: x"])
+    assert v.category == "cuda_driver_too_old"
+    # a current driver, or none printed: the GPU is not visible
+    assert verdict(["Nvidia driver version: 535.104.05", warn]).category == "gpu_not_visible"
+    assert verdict([warn]).category == "gpu_not_visible"
+
+
+def test_container_runtime_asking_for_a_newer_driver_is_the_driver():
+    v = verdict(["nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.2, please update your "
+                 "driver to a newer version, or use an earlier cuda container: unknown."])
+    assert v.category == "cuda_driver_too_old"
+    v = verdict(["nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown"])
+    assert v.category == "gpu_not_visible"
+
+
+def test_an_abort_takes_the_cause_of_the_error_before_it():
+    bad_arg = ["terminate called after throwing an instance of 'phi::enforce::EnforceNotMet'",
+               "  what():  (InvalidArgument) The type of data we are trying to retrieve (float32) does not match "
+               "the type of data (int64) currently contained in the container.",
+               "Aborted (core dumped)"]
+    v = verdict(bad_arg)
+    assert v.category == "code_error" and "abort_signal" in v.hits
+    missing = ["terminate called after throwing an instance of 'paddle::platform::EnforceNotMet'",
+               "  what():  Cannot open file ../models/easydl/model at [/paddle/paddle/fluid/inference/io.cc:50]",
+               "Aborted (core dumped)"]
+    assert verdict(missing).category == "file_not_found"
+    # alone, an abort is a native crash; a segfault outranks the job's own errors
+    assert verdict(["Aborted (core dumped)"]).category == "native_crash"
+    assert verdict(["ValueError: (InvalidArgument) axis 3 out of range", "Segmentation fault (core dumped)"]
+                   ).category == "native_crash"
+    assert RS.by_id["abort_signal"].priority > max(
+        r.priority for r in RS.rules if r.category == "code_error")
+
+
+def test_paddle_falling_back_to_its_noavx_core_is_not_an_api_removal():
+    v = verdict([
+        "WARNING: AVX is supported on local machine, but you have installed paddlepaddle without avx core. Hence, "
+        "no_avx core which has worse preformance will be imported.",
+        "The original error is: No module named 'paddle.fluid.core_avx'",
+        "FatalError: `Illegal instruction` is detected by the operating system.",
+    ])
+    assert v.category == "native_crash"
+    assert not {"paddle_module_removed", "fluid_module_missing"} & set(v.hits)
+
+
+def test_a_debuggers_missing_source_file_is_not_a_missing_file():
+    v = verdict(["Program received signal SIGFPE, Arithmetic exception.",
+                 "__expf_finite () at ../sysdeps/x86_64/fpu/e_expf.S:132",
+                 "132     ../sysdeps/x86_64/fpu/e_expf.S: No such file or directory."])
+    assert v.category == "native_crash"
+    assert "no_such_file_generic" not in v.hits
+
+
+def test_a_missing_file_the_tool_falls_back_on_is_not_the_cause():
+    v = verdict(["[2024-07-27 18:32:51] [    INFO] - PaddleHub model checkpoint not found, start from scratch...",
+                 "run.sh: line 8: 82906 Segmentation fault      (core dumped) python -u predict.py"])
+    assert v.category == "native_crash"
+    assert not any(h.startswith(("path_does_not_exist", "named_file")) for h in v.hits)
+
+
+def test_enospc_inside_multiprocessing_is_shared_memory_not_disk():
+    tb = ("Traceback (most recent call last):\n"
+          '  File "/usr/lib/python3.7/multiprocessing/context.py", line 102, in Queue\n'
+          '  File "/usr/lib/python3.7/multiprocessing/synchronize.py", line 59, in __init__\n'
+          "OSError: [Errno 28] No space left on device")
+    v = verdict([tb])
+    assert (v.category, v.rule_id) == ("shm_exhausted", "multiprocessing_shm_no_space")
+    assert "no_space_left" in v.hits
+    plain = tb.replace("multiprocessing/context.py", "paddle/framework/io.py").replace(
+        "multiprocessing/synchronize.py", "paddle/framework/io2.py").replace("in Queue", "in save")
+    assert verdict([plain]).category == "disk_full"
+
+
+def test_a_missing_os_program_is_a_system_dependency_not_a_missing_file():
+    v = verdict(["FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg'"])
+    assert (v.category, v.rule_id) == ("system_lib_missing", "os_tool_missing")
+    assert "file_not_found_error" in v.hits
+    assert verdict(["FileNotFoundError: [Errno 2] No such file or directory: 'ffmpeg_out/a.wav'"]
+                   ).category == "file_not_found"
+    assert verdict(["x.cu:1:10: fatal error: cuda_runtime.h: No such file or directory"]).category == "cuda_lib_missing"
+    assert verdict(["x.c:6:10: fatal error: Python.h: No such file or directory"]).category == "system_lib_missing"
+
+
+def test_nccl_error_return_trace_counts_without_an_exit_code():
+    v = verdict(["h:454:484 [0] include/socket.h:185 WARN Call to connect failed : Connection refused",
+                 "h:454:484 [0] INFO transport/net_socket.cu:101 -> 2",
+                 "h:454:587 [0] INFO bootstrap.cu:189 -> 2"])
+    assert v.category == "distributed_comm_failure"
+    assert "nccl_error_return_trace" in v.hits
+
+
+def test_termination_by_the_launcher_is_not_a_native_crash():
+    summary = ["C++ Traceback (most recent call last):",
+               "No stack trace in paddle, may be caused by external reasons.",
+               "Error Message Summary:"]
+    assert verdict(summary).category == "native_crash"
+    term = summary + ["FatalError: `Termination signal` is detected by the operating system."]
+    assert RS.match(events(term), FAILED) is None
+
+
+def test_healthy_output_near_the_new_families_gets_no_verdict():
+    lines = [
+        "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |",
+        "W1129 20:06:47.123456 12345 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 8.6, "
+        "Driver API Version: 11.4, Runtime API Version: 11.8",
+        "node1:123:456 [0] NCCL INFO Channel 00 : 0[1000] -> 1[2000] via P2P/IPC",
+        "node1:123:456 [0] NCCL INFO Ring 00 : 0 -> 1 -> 2 -> 3",
+        "node1:123:456 [0] NCCL INFO comm 0x55d1c0a0 rank 0 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE",
+        "[2026/11/29 20:06:48] ppdet WARNING: checkpoint ./output/model_final not found, training from scratch",
+        "[2026/11/29 20:07:13] ppocr WARNING: loss: nan at step 25, skip this batch (found_inf)",
+        "I1129 20:08:23.000000 12345 process_group_nccl.cc:155] ProcessGroupNCCL destruct",
+        "W1129 20:06:40.000000 12345 tensorrt.cc:56] You are using Paddle compiled with TensorRT, but TensorRT "
+        "dynamic library is not found. Ignore this if TensorRT is not needed.",
+        "node1:123:456 [0] NCCL INFO NET/IB : No device found.",
+        "node1:123:456 [0] NCCL INFO Call to connect returned Connection refused, retrying",
+        "DeprecationWarning: ANTIALIAS is deprecated and will be removed in Pillow 10 (2023-07-01). Use LANCZOS "
+        "or Resampling.LANCZOS instead.",
+        "[2026/11/29 20:06:49] ppocr WARNING: The pretrained params head.fc.weight not in model",
+        "[2026/11/29 20:08:22] ppocr INFO: save model in ./output/ch_db/latest",
+    ]
+    for meta in (None, {"exit_code": 0}):
+        assert RS.match(events(lines), meta) is None, RS.hits(events(lines), meta)
+
+
 def test_ties_go_to_the_later_event():
     gpu = "MemoryError: (ResourceExhausted) Out of memory error on GPU 0. Cannot allocate 256.0MB memory on GPU 0"
     bus = "ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared memory (shm)"
