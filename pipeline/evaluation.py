@@ -34,7 +34,7 @@ HIGH = 0.8
 # how much each kind of out-of-fold row counts when the combiner is fitted (shares of the total):
 # real pastes are what the calibration must hold on
 CALIBRATION_SHARES = {"real_v0": 1.0, "real_rendered": 0.5, "captured": 0.3, "simulated": 0.3}
-FLOORS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 
 @dataclass
@@ -130,9 +130,12 @@ def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray) -> np.
     return out
 
 
-def choose_floor(proba: np.ndarray, classes: list[str], y: np.ndarray, wrong_cost: float) -> float:
-    """The open-set floor that maximises (right answers - wrong_cost * wrong answers); an `unknown`
-    scores 0. With calibrated probabilities the optimum is near wrong_cost / (1 + wrong_cost)."""
+def choose_floor(proba: np.ndarray, classes: list[str], y: np.ndarray, wrong_cost: float,
+                 tolerance: float = 0.005) -> float:
+    """The open-set floor: the lowest one whose utility (right answers - wrong_cost * wrong answers;
+    an `unknown` scores 0) is within ``tolerance`` x n of the best. The utility is flat near its
+    optimum (about wrong_cost / (1 + wrong_cost) with calibrated probabilities), and there the
+    smaller floor answers more people for the same expected cost."""
     top = proba.argmax(axis=1)
     conf = proba.max(axis=1)
     right = np.array([classes[t] == c for t, c in zip(top, y)])
@@ -141,7 +144,8 @@ def choose_floor(proba: np.ndarray, classes: list[str], y: np.ndarray, wrong_cos
         answered = conf >= floor
         return float((right & answered).sum() - wrong_cost * (~right & answered).sum())
 
-    return max(FLOORS, key=lambda f: (utility(f), -f))
+    best = max(utility(f) for f in FLOORS)
+    return min(f for f in FLOORS if utility(f) >= best - tolerance * len(y))
 
 
 def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner | None = None,

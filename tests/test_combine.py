@@ -90,3 +90,11 @@ def test_score_counts_job_errors_blamed_on_the_environment():
     s = score(y, pred)
     assert s["non_environment_blamed_on_environment"] == pytest.approx(1 / 3, abs=1e-4)
     assert s["accuracy"] == 0.5 and s["wrong_share_by_predicted"] == {"gpu_oom": 0.5, "unknown": 0.5}
+
+
+def test_floor_prefers_answering_where_the_utility_is_flat():
+    # two answers at 0.3: one right, one wrong; with wrong_cost 1 abstaining gains nothing
+    proba = np.array([[0.9, 0.05, 0.05, 0.0]] * 200 + [[0.3, 0.25, 0.25, 0.2]] * 2)
+    y = np.array(["code_error"] * 200 + ["code_error", "gpu_oom"])
+    assert choose_floor(proba, CLASSES, y, wrong_cost=1.0) == 0.0
+    assert choose_floor(proba, CLASSES, y, wrong_cost=1.0, tolerance=0.0) == 0.0
