@@ -7,7 +7,7 @@
     python scripts/run_notebooks.py --check             # exit 1 if a notebook has outputs (for CI/tests)
 
 Execution: nbclient with the `python3` kernel, working directory = repository root (so params.yaml,
-models/ and the warehouse resolve as in the CLI), 300 s per cell. The executed copies (with outputs)
+the model and the warehouse resolve as in the CLI), 300 s per cell. The executed copies (with outputs)
 go to the output folder, never over the committed notebooks. The notebooks read LOGML_DB / LOGML_WEEK
 from the environment, which the kernel inherits. Exit status: 0 all ran, 1 a cell failed (or --check
 found outputs), 2 usage error.
