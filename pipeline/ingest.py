@@ -24,7 +24,7 @@ import duckdb
 import fsspec
 import pandas as pd
 
-from pipeline import columnar, sources, store
+from pipeline import columnar, eventstore, sources, store
 from pipeline.config import load_params
 from pipeline.mining import MaskAhead, MaskCache, Template, TemplateMiner
 from pipeline.normalize import Normalizer
@@ -173,24 +173,18 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
         con.unregister("batch_files")
 
 
-def write_batch(con, ingest_id: int, masked_of: dict[str, str]) -> None:
-    """Temp table `batch` (events columns + seq, in log order) -> events, messages, runs (inside the
-    caller's transaction). Both ingest paths end here."""
+def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore.Sink,
+                events=None) -> None:
+    """Relation `batch` (events columns + seq, in log order; `events` is it as Arrow if at hand) ->
+    an event file (or rows), message counts, messages, runs (inside the caller's transaction).
+    Both ingest paths end here."""
     import pyarrow as pa
     masked = pa.table({"message_key": pa.array(list(masked_of), pa.string()),
                        "masked": pa.array(list(masked_of.values()), pa.string())})
     con.register("batch_masked", masked)
     try:
-        # events need no order (queries sort): let DuckDB compress and write row groups in parallel
-        con.execute("SET preserve_insertion_order = false")
-        try:
-            con.execute("""
-                INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
-                                    message, text, ingest_id)
-                SELECT run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key, message, text,
-                       ingest_id FROM batch""")
-        finally:
-            con.execute("RESET preserve_insertion_order")
+        sink.put(con, events if events is not None else con.sql("SELECT * FROM batch").to_arrow_table())
+        eventstore.add_counts(con, "batch")
         con.execute("""
             INSERT INTO messages
             SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
@@ -223,8 +217,8 @@ class BatchWriter:
     log; a batch bounded by line count keeps memory bounded and the work lost on a crash small.
     """
 
-    def __init__(self, con, ingest_id: int, flush_events: int):
-        self.con, self.ingest_id, self.flush_events = con, ingest_id, flush_events
+    def __init__(self, con, ingest_id: int, flush_events: int, sink: eventstore.Sink):
+        self.con, self.ingest_id, self.flush_events, self.sink = con, ingest_id, flush_events, sink
         self.parts: list[FilePart] = []
         self.masked: dict[str, str] = {}
         self.files: dict[str, dict] = {}
@@ -251,7 +245,7 @@ class BatchWriter:
         with store.transaction(self.con) as con:
             if self.parts:
                 self._stage(self._columns())
-                write_batch(con, self.ingest_id, self.masked)
+                write_batch(con, self.ingest_id, self.masked, self.sink)
             if self.problems:
                 con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
             upsert_files(con, list(self.files.values()), self.ingest_id)
@@ -533,7 +527,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                         for p in batch:
                             on_file(p.run, p.logfile)
                     for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
-                                              summary, ahead):
+                                              summary, writer.sink, ahead):
                         line_by_line(p.run, p.logfile)
                     continue
                 run, logfile = item[:2]
@@ -553,7 +547,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
 
 def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
                      masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
-                     ahead: MaskAhead | None = None) -> list[columnar.Planned]:
+                     sink: eventstore.Sink, ahead: MaskAhead | None = None) -> list[columnar.Planned]:
     """Normalize and commit a batch in one transaction; returns the files it could not take."""
     events, masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id,
                                                       ahead)
@@ -564,7 +558,7 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
     con.register("batch", events)
     try:
         with store.transaction(con):
-            write_batch(con, ingest_id, masked_of)
+            write_batch(con, ingest_id, masked_of, sink, events)
             counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
             rows = []
             for p in good:
@@ -662,8 +656,11 @@ def ingest(source: str, db: str, params: dict | None = None,
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(200_000, 50, 100)
     own = con is None
-    con = con or store.connect(db)
+    con = con or store.connect(db, events=params["paths"].get("events"))
     try:
+        es = eventstore.store_of(con)
+        if es is not None:  # files of a batch killed before its commit
+            eventstore.remove_orphans(con, es)
         ingest_id = store.scalar(con, "SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests")
         con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
                     [ingest_id, source])
@@ -681,7 +678,7 @@ def ingest(source: str, db: str, params: dict | None = None,
         con.execute(f"SET checkpoint_threshold = '{params['ingest'].get('checkpoint_every', '256MB')}'")
         # DuckDB would otherwise cache up to 80% of RAM in written pages: bound the process instead
         con.execute(f"SET memory_limit = '{params['ingest'].get('duckdb_memory', '512MB')}'")
-        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines)
+        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines, sink=eventstore.Sink(es, ingest_id))
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
         consume = _consumer(con, manifest, params, writer, summary, on_file)

@@ -60,7 +60,7 @@ def run_nightly(source: str, db: str, params: dict, report: bool = False, report
     from pipeline.predict import classify_runs
     models_dir = Path(params["paths"]["models"])
     with store.warehouse_lock(db, wait=wait):
-        con = store.connect(db)
+        con = store.connect(db, events=params["paths"].get("events"))
         try:
             summary = NightlySummary(ingest(source, db, params, on_file=on_file, con=con, engine=engine,
                                             scheduler=scheduler))

@@ -1,0 +1,290 @@
+"""The event store: events as Parquet files (zstd) beside the warehouse; DuckDB keeps their manifest.
+
+Layout (the root is a folder beside the warehouse, `data/logml.events/` for `data/logml.duckdb`,
+or any fsspec URL):
+
+    <root>/ingest-000012/part-00003.parquet     one file per committed batch of ingest 12
+    <root>/compacted-000004/part-00000.parquet  small files merged by `logml compact`
+
+DuckDB table `event_files` names the committed files (paths relative to the root, which is in
+`meta`), and `events` is a VIEW over exactly those files, redefined in the transaction that
+changes the manifest: every query reads the same rows it read when events were DuckDB rows.
+
+Why it is safe: a file is written under a temporary name, fsync-ed and renamed, and only then
+registered, in the same DuckDB transaction that advances the log files' offsets. A kill -9
+before the commit leaves a file no manifest row names; `remove_orphans` deletes such files at
+the start of the next writer, which then re-reads the same lines from the committed offsets.
+A file dropped from the manifest (compaction, retention) is deleted after the commit, so a
+kill in between only leaves an orphan.
+
+A warehouse created with events "duckdb" keeps events as rows in a DuckDB table (the row store
+of schema 1): the reference the equality tests compare the Parquet store with.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import uuid
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+COLUMNS = ("run_id", "file_id", "line_no", "n_lines", "ts", "stream", "level", "kind", "message_key",
+           "message", "text", "ingest_id")
+SCHEMA = pa.schema([
+    ("run_id", pa.string()), ("file_id", pa.string()), ("line_no", pa.int64()), ("n_lines", pa.int32()),
+    ("ts", pa.timestamp("us")), ("stream", pa.string()), ("level", pa.string()), ("kind", pa.string()),
+    ("message_key", pa.string()), ("message", pa.string()), ("text", pa.string()), ("ingest_id", pa.int32()),
+])
+ROWS = "duckdb"                 # events root value of a row-store warehouse
+ROW_GROUP = 128 * 1024          # rows per row group: min/max of run_id prune a per-run query to a few
+# dictionary pages for the columns with few values per file (the message too: lines repeat within a run)
+DICTIONARY = ["run_id", "file_id", "stream", "level", "kind", "message_key", "ingest_id", "message"]
+
+_EMPTY = ("SELECT " + ", ".join(f"CAST(NULL AS {t}) AS {c}" for c, t in zip(COLUMNS, (
+    "VARCHAR", "VARCHAR", "BIGINT", "INTEGER", "TIMESTAMP", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR",
+    "VARCHAR", "VARCHAR", "INTEGER"))) + " WHERE false")
+
+
+def default_root(db: str) -> str:
+    """`data/logml.duckdb` -> `data/logml.events` (absolute)."""
+    base = os.path.abspath(str(db))
+    stem = base[:-len(".duckdb")] if base.endswith(".duckdb") else base
+    return stem + ".events"
+
+
+@dataclass
+class Written:
+    path: str        # relative to the root
+    rows: int
+    bytes: int
+    min_ts: object
+    max_ts: object
+
+
+class EventStore:
+    """Where a warehouse's event files live, and how a file gets there (temporary name, fsync, rename)."""
+
+    def __init__(self, root: str):
+        import fsspec.core
+        self.root = root.rstrip("/")
+        self.fs, self.base = fsspec.core.url_to_fs(self.root)
+        protocols = self.fs.protocol if isinstance(self.fs.protocol, (tuple, list)) else (self.fs.protocol,)
+        self.local = "file" in protocols or "local" in protocols
+        if self.local:
+            self.root = self.base = os.path.abspath(self.base)
+
+    def url(self, rel: str) -> str:
+        """What DuckDB reads: a local path, or a URL of a filesystem registered with the connection."""
+        return posixpath.join(self.root, rel)
+
+    def _path(self, rel: str) -> str:
+        return posixpath.join(self.base, rel)
+
+    def write(self, table: pa.Table | pa.RecordBatchReader, rel: str) -> Written:
+        """Write events (SCHEMA) to `rel` atomically: a reader never sees a half-written file."""
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+        final = self._path(rel)
+        tmp = f"{final}.{uuid.uuid4().hex[:8]}.tmp"
+        self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
+        rows, lo, hi = 0, None, None
+        batches = table.to_batches() if isinstance(table, pa.Table) else table
+        with self.fs.open(tmp, "wb") as fh:
+            with pq.ParquetWriter(fh, SCHEMA, compression="zstd", use_dictionary=DICTIONARY,
+                                  write_statistics=True) as writer:
+                for batch in batches:
+                    if not batch.num_rows:
+                        continue
+                    batch = _conform(batch)
+                    writer.write_batch(batch, row_group_size=ROW_GROUP)
+                    rows += batch.num_rows
+                    bounds = pc.min_max(batch.column("ts"))
+                    lo = _least(lo, bounds["min"].as_py())
+                    hi = _greatest(hi, bounds["max"].as_py())
+            fh.flush()
+            if self.local:
+                os.fsync(fh.fileno())
+        if self.local:
+            os.replace(tmp, final)
+            _fsync_dir(posixpath.dirname(final))
+        else:
+            self.fs.mv(tmp, final)
+        return Written(rel, rows, self.fs.size(final), lo, hi)
+
+    def delete(self, rels) -> None:
+        for rel in rels:
+            try:
+                self.fs.rm(self._path(rel))
+            except FileNotFoundError:
+                pass
+
+    def listing(self) -> list[str]:
+        """Our files under the root (parts and temporaries), relative; nothing else is ever touched."""
+        if not self.fs.exists(self.base):
+            return []
+        out = []
+        for path in self.fs.find(self.base):
+            rel = posixpath.relpath(self.fs._strip_protocol(path), self._strip(self.base))
+            top = rel.split("/", 1)[0]
+            if top.startswith(("ingest-", "compacted-")) and (rel.endswith(".parquet") or rel.endswith(".tmp")):
+                out.append(rel)
+        return sorted(out)
+
+    def _strip(self, path: str) -> str:
+        return self.fs._strip_protocol(path)
+
+    def register_with(self, con) -> None:
+        """Let DuckDB read the files through fsspec when the root is not a local folder."""
+        if not self.local:
+            con.register_filesystem(self.fs)
+
+
+def _conform(batch: pa.RecordBatch) -> pa.RecordBatch:
+    if batch.schema.equals(SCHEMA):
+        return batch
+    return pa.RecordBatch.from_arrays([batch.column(c).cast(SCHEMA.field(c).type) for c in COLUMNS], schema=SCHEMA)
+
+
+def _least(a, b):
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _greatest(a, b):
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ----------------------------------------------------------------------------- the manifest
+
+def store_of(con) -> EventStore | None:
+    """The warehouse's event store, or None for a row-store warehouse."""
+    rows = con.execute("SELECT value FROM meta WHERE key = 'events_root'").fetchall()
+    if not rows or rows[0][0] in (None, ROWS):
+        return None
+    return EventStore(rows[0][0])
+
+
+def view_sql(es: EventStore, paths: list[str]) -> str:
+    if not paths:
+        return _EMPTY
+    files = ", ".join("'" + es.url(p).replace("'", "''") + "'" for p in paths)
+    return f"SELECT {', '.join(COLUMNS)} FROM read_parquet([{files}], hive_partitioning = false)"
+
+
+def refresh_view(con, es: EventStore) -> None:
+    """`events` = the committed files (inside the caller's transaction, with the manifest change)."""
+    paths = [p for (p,) in con.execute("SELECT path FROM event_files ORDER BY path").fetchall()]
+    con.execute(f"CREATE OR REPLACE VIEW events AS {view_sql(es, paths)}")
+
+
+def register(con, es: EventStore, written: list[Written], ingest_id: int | None, kind: str = "batch") -> None:
+    """Name new files in the manifest and the view (inside the caller's transaction)."""
+    written = [w for w in written if w.rows]
+    if not written:
+        return
+    con.executemany("INSERT INTO event_files VALUES (?, ?, ?, ?, ?, ?, ?, now())",
+                    [[w.path, kind, ingest_id, w.rows, w.bytes, w.min_ts, w.max_ts] for w in written])
+    refresh_view(con, es)
+
+
+def remove_orphans(con, es: EventStore) -> list[str]:
+    """Delete the files no committed manifest row names (a batch killed before its commit, or a
+    file dropped by compaction/retention whose deletion was interrupted). Writers only."""
+    known = {p for (p,) in con.execute("SELECT path FROM event_files").fetchall()}
+    orphans = [p for p in es.listing() if p not in known]
+    es.delete(orphans)
+    return orphans
+
+
+def next_name(con, es: EventStore, folder: str) -> str:
+    """A part name in `folder` not used by a committed file (orphans are gone by then)."""
+    n = con.execute("SELECT count(*) FROM event_files WHERE starts_with(path, ?)", [folder + "/"]).fetchall()[0][0]
+    taken = {p for (p,) in con.execute("SELECT path FROM event_files WHERE starts_with(path, ?)",
+                                       [folder + "/"]).fetchall()}
+    while True:
+        rel = f"{folder}/part-{n:05d}.parquet"
+        if rel not in taken:
+            return rel
+        n += 1
+
+
+class Sink:
+    """Where one ingest puts its batches' events: a new file each (or rows of a row store)."""
+
+    def __init__(self, es: EventStore | None, ingest_id: int):
+        self.es, self.ingest_id, self.parts = es, ingest_id, 0
+
+    def put(self, con, events: pa.Table) -> None:
+        """Inside the caller's transaction: the file is written, renamed and registered; the commit
+        makes it part of `events`."""
+        if self.es is None:
+            con.register("_sink_events", events)
+            try:
+                con.execute(f"INSERT INTO events SELECT {', '.join(COLUMNS)} FROM _sink_events")
+            finally:
+                con.unregister("_sink_events")
+            return
+        rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
+        self.parts += 1
+        register(con, self.es, [self.es.write(events.select(list(COLUMNS)), rel)], self.ingest_id)
+
+
+# ----------------------------------------------------------------------------- per-run message counts
+
+def add_counts(con, relation: str = "batch") -> None:
+    """Per-run message counts of the events in `relation` into message_counts (inside the caller's
+    transaction): one row per run, message, level and kind."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _batch_counts AS
+        SELECT run_id, message_key, level, kind, count(*) AS count, min(line_no) AS first_line,
+               max(line_no) AS last_line
+        FROM {relation} GROUP BY ALL""")
+    # runs that already have counts (a file of theirs was read in an earlier batch) are merged; runs
+    # come in sorted order, so the batch's min/max run_id pushed into the scan skips most row groups
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _merge_runs AS
+        SELECT DISTINCT c.run_id FROM message_counts c SEMI JOIN _batch_counts b USING (run_id)""")
+    if con.execute("SELECT count(*) FROM _merge_runs").fetchall()[0][0]:
+        con.execute("""
+            INSERT INTO _batch_counts
+            SELECT * FROM message_counts WHERE run_id IN (SELECT run_id FROM _merge_runs)""")
+        con.execute("DELETE FROM message_counts WHERE run_id IN (SELECT run_id FROM _merge_runs)")
+        con.execute("""
+            INSERT INTO message_counts
+            SELECT run_id, message_key, level, kind, sum(count), min(first_line), max(last_line)
+            FROM _batch_counts WHERE run_id IN (SELECT run_id FROM _merge_runs) GROUP BY ALL""")
+        con.execute("DELETE FROM _batch_counts WHERE run_id IN (SELECT run_id FROM _merge_runs)")
+    con.execute("INSERT INTO message_counts SELECT * FROM _batch_counts")
+    con.execute("DROP TABLE _batch_counts")
+    con.execute("DROP TABLE _merge_runs")
+
+
+def append(con, sql: str, ingest_id: int = 0) -> int:
+    """Add events (a query with the events columns) as one more file, with their message counts,
+    in one transaction: for fixtures and benches that build a warehouse without logs."""
+    from pipeline import store
+    es = store_of(con)
+    with store.transaction(con):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _append AS SELECT {', '.join(COLUMNS)} FROM ({sql})")
+        add_counts(con, "_append")
+        if es is None:
+            con.execute("INSERT INTO events SELECT * FROM _append")
+        else:
+            rel = next_name(con, es, f"ingest-{ingest_id:06d}")
+            register(con, es, [es.write(con.sql("SELECT * FROM _append").to_arrow_table(), rel)], ingest_id)
+        n = con.execute("SELECT count(*) FROM _append").fetchall()[0][0]
+        con.execute("DROP TABLE _append")
+    return n
