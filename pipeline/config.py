@@ -15,7 +15,9 @@ DEFAULTS: dict = {
         "labeled": "data/labeled",
         "models": "models",
         "reports": "reports",
+        "events": None,   # event files: None = a folder beside the warehouse, "duckdb" = DuckDB rows
     },
+    "events": {"keep_days": None, "compact": True, "compact_small_rows": 1 << 20, "compact_target_rows": 1 << 22},
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 64 << 20,
                "duckdb_memory": "512MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000},
     "model": {},

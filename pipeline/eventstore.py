@@ -137,7 +137,9 @@ class EventStore:
     def register_with(self, con) -> None:
         """Let DuckDB read the files through fsspec when the root is not a local folder."""
         if not self.local:
-            con.register_filesystem(self.fs)
+            name = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
+            if not con.filesystem_is_registered(name):  # once per database instance
+                con.register_filesystem(self.fs)
 
 
 def _conform(batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -237,6 +239,8 @@ class Sink:
             finally:
                 con.unregister("_sink_events")
             return
+        if not events.num_rows:
+            return
         rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
         self.parts += 1
         register(con, self.es, [self.es.write(events.select(list(COLUMNS)), rel)], self.ingest_id)
@@ -288,3 +292,85 @@ def append(con, sql: str, ingest_id: int = 0) -> int:
         n = con.execute("SELECT count(*) FROM _append").fetchall()[0][0]
         con.execute("DROP TABLE _append")
     return n
+
+
+# ----------------------------------------------------------------------------- compaction and retention
+
+def _swap(con, es: EventStore, old: list[str], new: list[Written]) -> None:
+    """Replace manifest rows in one transaction; the old files are deleted after the commit (a kill in
+    between leaves orphans for remove_orphans, never a manifest row without its file)."""
+    from pipeline import store
+    with store.transaction(con):
+        if old:
+            con.execute("DELETE FROM event_files WHERE list_contains(?, path)", [old])
+        written = [w for w in new if w.rows]
+        if written:
+            con.executemany("INSERT INTO event_files VALUES (?, 'compacted', NULL, ?, ?, ?, ?, now())",
+                            [[w.path, w.rows, w.bytes, w.min_ts, w.max_ts] for w in written])
+        refresh_view(con, es)
+    es.delete(old)
+    es.delete([w.path for w in new if not w.rows])
+
+
+def _folder(con, prefix: str) -> str:
+    n = con.execute("""SELECT coalesce(max(TRY_CAST(regexp_extract(path, '^' || ? || '-(\\d+)/', 1) AS INTEGER)), 0)
+                       FROM event_files""", [prefix]).fetchall()[0][0]
+    return f"{prefix}-{n + 1:06d}"
+
+
+def _copy(con, es: EventStore, paths: list[str], rel: str, where: str = "true", params=None) -> Written:
+    """Rows of `paths` (in file and row order) matching `where` into one new file `rel`."""
+    reader = con.sql(f"SELECT {', '.join(COLUMNS)} FROM ({view_sql(es, paths)}) WHERE {where}",
+                     params=params or []).to_arrow_reader(ROW_GROUP)
+    return es.write(reader, rel)
+
+
+def compact(con, small_rows: int = 1 << 20, target_rows: int = 1 << 22) -> dict:
+    """Merge files of fewer than `small_rows` events (nightly increments) into files of about
+    `target_rows`, oldest first. Rows, and so every query, stay the same."""
+    es = store_of(con)
+    if es is None:
+        raise ValueError("this warehouse keeps its events as DuckDB rows: nothing to compact")
+    remove_orphans(con, es)
+    small = con.execute("""SELECT path, rows FROM event_files WHERE rows < ?
+                           ORDER BY coalesce(ingest_id, 0), path""", [small_rows]).fetchall()
+    groups, group, n = [], [], 0
+    for path, rows in small:
+        group.append(path)
+        n += rows
+        if n >= target_rows:
+            groups.append(group)
+            group, n = [], 0
+    if len(group) > 1:
+        groups.append(group)
+    groups = [g for g in groups if len(g) > 1]
+    if not groups:
+        return {"merged": 0, "files": 0}
+    folder = _folder(con, "compacted")
+    new = [_copy(con, es, g, f"{folder}/part-{k:05d}.parquet") for k, g in enumerate(groups)]
+    _swap(con, es, [p for g in groups for p in g], new)
+    return {"merged": sum(len(g) for g in groups), "files": len(new)}
+
+
+def retain(con, keep_days: float, now=None) -> dict:
+    """Drop the events logged more than `keep_days` before `now`: files entirely older go, files
+    that straddle the cutoff are rewritten with their newer rows (and those without a timestamp).
+    Runs, messages, templates, message counts and predictions stay."""
+    import datetime as dt
+    es = store_of(con)
+    if es is None:
+        raise ValueError("this warehouse keeps its events as DuckDB rows: retention needs the Parquet store")
+    remove_orphans(con, es)
+    cutoff = (now or dt.datetime.now()) - dt.timedelta(days=float(keep_days))
+    old = [p for (p,) in con.execute("SELECT path FROM event_files WHERE coalesce(max_ts, created_at) < ?",
+                                     [cutoff]).fetchall()]
+    straddle = [p for (p,) in con.execute("SELECT path FROM event_files WHERE min_ts < ? AND max_ts >= ?",
+                                          [cutoff, cutoff]).fetchall()]
+    new = []
+    if straddle:
+        folder = _folder(con, "compacted")
+        new = [_copy(con, es, [p], f"{folder}/part-{k:05d}.parquet", "ts >= ? OR ts IS NULL", [cutoff])
+               for k, p in enumerate(straddle)]
+    if old or straddle:
+        _swap(con, es, old + straddle, new)
+    return {"dropped_files": len(old), "rewritten_files": len(straddle), "cutoff": cutoff}

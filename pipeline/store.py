@@ -96,8 +96,8 @@ def _events_to_parquet(con: duckdb.DuckDBPyConnection, events: str) -> None:
     es.register_with(con)
     written = []
     for (ingest_id,) in con.execute("SELECT DISTINCT coalesce(ingest_id, 0) FROM events ORDER BY 1").fetchall():
-        reader = con.execute(f"SELECT {', '.join(eventstore.COLUMNS)} FROM events "
-                             "WHERE coalesce(ingest_id, 0) = ?", [ingest_id]).fetch_record_batch(COPY_ROWS)
+        reader = con.sql(f"SELECT {', '.join(eventstore.COLUMNS)} FROM events WHERE coalesce(ingest_id, 0) = ?",
+                         params=[ingest_id]).to_arrow_reader(COPY_ROWS)
         part = 0
         while True:  # one file per COPY_ROWS events: memory stays bounded at any warehouse size
             try:
