@@ -1,175 +1,45 @@
-"""Columnar ingest: many whole, well-formed log files per batch, normalized in DuckDB.
+"""Columnar ingest: the lines of a decoded batch (pipeline/envelope.py) -> events, by columns.
 
 The line-by-line path (sources.read_chunks -> Normalizer -> MaskCache) costs ~20 us a line in
-Python. Here a batch of files becomes one Arrow table of raw lines, and DuckDB does the per-line
-work in C++ on every core: envelope decoding (docker JSON, CRI), header stripping, timestamps,
-message keys, events. Python only sees what is rare:
+Python. Here Python only sees what is rare:
 
 - *Shapes.* Two lines that differ only in their digit values are parsed at the same positions
-  (normalize.line_shape). Digits are collapsed on the Arrow buffer and DuckDB hashes each line's
-  shape; Python parses one representative per new shape (~1.5% of lines on a fleet, fewer as the
-  cache warms) into positions and a level, and DuckDB applies them to every line of the shape.
+  (normalize.line_shape). The bodies, digit-collapsed, are dictionary-encoded by Arrow (one hash
+  table over string views into the batch buffer); Python parses one representative per shape it
+  has never seen (~1% of lines on a fleet, fewer as the cache warms) into positions and a
+  level, and numpy applies them to every line of the shape: the message of a line is a view
+  into the batch buffer at its shape's offsets, its level, key and flags are the shape's.
 - *Blocks.* A line that may open a multi-line block (a traceback, a Paddle error dump, a GLOG
   fatal), or that needs cleaning (ANSI escapes, carriage returns), starts a *segment*: it and the
   following lines of its stream up to the next line with a log header (which always closes a
   block). Segments go through the Normalizer itself, so blocks are grouped exactly as there.
 - *Message keys* are looked up in log order, over shape representatives and segment events
   together, as the line-by-line path meets them (the mask cache keeps a message's first raw form).
+- *Timestamps* are cast by DuckDB from views of the envelope or the header (the year of a
+  year-less header from its chunk's first envelope timestamp, as the Normalizer does).
 
-Only files this path reads exactly like sources.read_chunks come here: uncompressed or whole
-gzip, newline-terminated, valid UTF-8 without NUL bytes, no line over the cap, docker entries
-complete (no 16 KB partials), CRI lines all `F`. Anything else (and any file DuckDB finds
-malformed) goes back to the line-by-line path, which reports problems; tests check that both
-paths build identical warehouses.
+Only files envelope.decode reads exactly like sources.read_chunks come here; anything else goes
+back to the line-by-line path, which reports problems; tests check both build identical warehouses.
 """
 from __future__ import annotations
-
-import zlib
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import sources
+from pipeline import envelope
+from pipeline.envelope import MAX_FILE_BYTES, Planned, eligible  # noqa: F401  (ingest's names)
 from pipeline.mining import MaskAhead, MaskCache
-from pipeline.normalize import DATE_MD, SHAPE_FIELDS, LineChunk, Normalizer, line_shape
+from pipeline.normalize import LineChunk, Normalizer, line_shape
 
-FMT_CODES = {"docker": 0, "cri": 1, "plain": 2}
-MAX_FILE_BYTES = 64 << 20   # bigger files stream through the line-by-line path (bounded memory)
-BATCH_BYTES = 64 << 20      # raw bytes per batch: bounds memory, amortises the per-query cost
-
-
-@dataclass
-class Planned:
-    """One file to read from `offset` to its end (ingest decides this from the manifest)."""
-    run: sources.Run
-    logfile: sources.LogFile
-    offset: int
-    lines_read: int
-    file_id: str | None = None   # None: a new file, named from its head once read
-    state: dict | None = None    # the manifest fields of ingest.plan_file
-    data: bytes = b""            # what is new (dropped once decoded)
-    new_bytes: int = 0
-    new_lines: int = 0
-
-
-def eligible(logfile: sources.LogFile) -> bool:
-    return logfile.fmt in FMT_CODES and (logfile.size is None or logfile.size <= MAX_FILE_BYTES)
-
-
-def _gunzip(data: bytes) -> bytes | None:
-    """A whole single-member gzip file, or None (truncated, multi-member, too big: line by line)."""
-    d = zlib.decompressobj(wbits=31)
-    try:
-        out = d.decompress(data, MAX_FILE_BYTES + 1)
-    except zlib.error:
-        return None
-    if not d.eof or d.unused_data or len(out) > MAX_FILE_BYTES:
-        return None
-    return out
-
-
-def _open(path: str):
-    if "://" not in path or path.startswith("file://"):
-        return open(path.removeprefix("file://"), "rb")
-    import fsspec
-    return fsspec.open(path, "rb").open()
-
-
-def load(planned: Planned, cap: int) -> bool:
-    """Read what is new in a file into planned.data; False if it needs the line-by-line path."""
-    compressed = planned.logfile.compressed
-    try:
-        with _open(planned.logfile.path) as f:
-            if planned.offset and not compressed:
-                f.seek(planned.offset)
-            data = f.read(MAX_FILE_BYTES + 1)
-    except (OSError, ValueError):
-        return False
-    if data[:2] == b"\x1f\x8b" and (compressed or not planned.offset):
-        # gzip is told by content, as sources does, whatever the name; offsets are decompressed
-        data = _gunzip(data)
-        if data is None:
-            return False
-        data = data[planned.offset:]
-    elif compressed and planned.offset:
-        return False
-    if len(data) > MAX_FILE_BYTES or (data and not data.endswith(b"\n")) or b"\x00" in data:
-        return False
-    if planned.offset == 0 and sources._is_binary(data[:sources.BINARY_SAMPLE]):
-        return False
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-    if planned.logfile.fmt == "docker" and (b"\\u0000" in data or b"\\ud" in data or b"\\uD" in data):
-        return False
-    if len(data) > cap and max(map(len, data.split(b"\n"))) > cap:
-        return False
-    planned.data, planned.new_bytes, planned.new_lines = data, len(data), data.count(b"\n")
-    return True
-
-
-def raw_lines(files: list[Planned]) -> pa.Table:
-    """All lines of the batch as one Arrow table, the strings pointing into one buffer (no copy per
-    line). Each value keeps its newline (Arrow strings are contiguous); SQL drops it."""
-    sizes = np.fromiter((len(p.data) for p in files), np.int64, len(files))
-    buf = b"".join(p.data for p in files)
-    newlines = np.flatnonzero(np.frombuffer(buf, np.uint8) == 10)
-    n = len(newlines)
-    offsets = np.empty(n + 1, np.int64 if len(buf) >= 1 << 31 else np.int32)
-    offsets[0] = 0
-    offsets[1:] = newlines + 1
-    starts = np.zeros(len(files) + 1, np.int64)
-    np.cumsum(sizes, out=starts[1:])
-    first = np.searchsorted(newlines, starts)
-    per_file = np.diff(first)
-    file_idx = np.repeat(np.arange(len(files), dtype=np.int32), per_file)
-    base = np.array([p.lines_read for p in files], np.int64) - first[:-1]
-    line_no = np.arange(n, dtype=np.int64) + np.repeat(base, per_file) + 1
-    fmt = np.array([FMT_CODES[p.logfile.fmt] for p in files], np.int8)[file_idx]
-    string_type = pa.large_string() if offsets.dtype == np.int64 else pa.string()
-    lines = pa.Array.from_buffers(string_type, n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
-    return pa.table({"file_idx": file_idx, "line_no": line_no, "fmt": fmt, "line": lines})
-
-
-# Envelope per format; `body` is the logical line as sources.read_chunks gives it.
-_ENVELOPE_SQL = """
-WITH dec AS (
-    SELECT file_idx, line_no, fmt, left(line, -1) AS line,
-           CASE WHEN fmt = 0 THEN try(json_transform(line, '{"log":"VARCHAR","stream":"VARCHAR","time":"VARCHAR"}')) END AS j,
-           -- CRI "<ts> <stream> <tag> <text>", split at the first three spaces like str.split(" ", 3)
-           CASE WHEN fmt = 1 THEN regexp_extract(line, '^([^ ]*) ([^ ]*) ([^ ]*) ', ['ts', 'stream', 'tag']) END AS c
-    FROM cl_raw
-), env AS (
-    SELECT file_idx, line_no,
-        CASE fmt WHEN 0 THEN j.log WHEN 1 THEN substr(line, length(c.ts) + length(c.stream) + length(c.tag) + 4)
-                 ELSE line END AS text,
-        CASE fmt WHEN 0 THEN j.stream WHEN 1 THEN c.stream END AS stream,
-        CASE fmt WHEN 0 THEN j.time WHEN 1 THEN c.ts END AS env_ts,
-        -- what the fast path cannot take as sources.read_chunks would: the file goes line by line
-        coalesce(CASE fmt
-            WHEN 0 THEN j.log IS NULL OR NOT suffix(j.log, chr(10)) OR NOT (contains(line, '"log":"') OR contains(line, '"log": "'))
-                        OR j.stream NOT IN ('stdout', 'stderr')
-            WHEN 1 THEN c.tag <> 'F' OR c.stream NOT IN ('stdout', 'stderr') OR length(c.ts) < 10
-                        OR NOT (line[1] BETWEEN '0' AND '9')
-            ELSE false END, true) AS bad
-    FROM dec
-), unwrapped AS (  -- docker keeps the newline in "log"
-    SELECT *, CASE WHEN suffix(text, chr(10)) THEN left(text, -1) ELSE text END AS t FROM env
-)
-SELECT file_idx, line_no, stream, env_ts, bad, CASE WHEN suffix(t, chr(13)) THEN left(t, -1) ELSE t END AS body
-FROM unwrapped
-"""
-
+BATCH_BYTES = 64 << 20      # raw bytes per batch: bounds memory, amortises the per-batch cost
+LEVELS = [None, "DEBUG", "INFO", "WARNING", "ERROR", "FATAL"]
+_LEVEL_CODE = {v: i for i, v in enumerate(LEVELS)}
 _DIGITS_TO_ONE = bytes.maketrans(b"0123456789", b"1111111111")
 
 
 def collapse_digits(strings: pa.Array) -> pa.Array:
-    """Every ASCII digit -> "1", on the string buffer itself (DuckDB's translate() costs ~2 us a
-    row; this is one C-level bytes.translate over the batch)."""
+    """Every ASCII digit -> "1", on the string buffer itself (one C-level bytes.translate)."""
     strings = strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
     validity, offsets, data = strings.buffers()
     collapsed = pa.py_buffer(data.to_pybytes().translate(_DIGITS_TO_ONE)) if data is not None else data
@@ -177,154 +47,79 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
                                  strings.offset)
 
 
+# A shape, as the columns need it: flags, level code, and the header/message offsets in bytes (for
+# the views) and in characters (for Python and DuckDB's substr).
+_S_START, _S_CLOSER, _S_EMITS, _S_LEVEL, _S_T0, _S_T1, _S_M0, _S_KIND, _S_CHARS = range(9)
+
+
 class ShapeCache:
-    """shape hash -> shape row (SHAPE_COLUMNS), and -> (message key, masked) once the mask cache
-    holds the shape's message (from then on every lookup of it returns that key). Bounded like
-    MaskCache, and its keys are dropped whenever the mask cache is cleared."""
+    """digit-collapsed body -> shape row, and -> (message key, masked) once the mask cache holds the
+    shape's message (from then on every lookup of it returns that key). Bounded like MaskCache, and
+    its keys are dropped whenever the mask cache is cleared."""
 
     def __init__(self, max_size: int = 500_000):
         self.max_size = max_size
-        self.rows: dict[int, tuple] = {}
-        self.keys: dict[int, tuple[str, str]] = {}
+        self.rows: dict[str, tuple] = {}
+        self.keys: dict[str, tuple[str, str]] = {}
         self.generation = 0
 
-    def resolve(self, reps: list[tuple[int, str]]) -> list[tuple]:
+    def row(self, shape: str, rep: str) -> tuple:
+        """The shape row of a shape never seen, from one line of it (parsed by normalize.line_shape)."""
         if len(self.rows) > self.max_size:
             self.rows.clear()
             self.keys.clear()
-        out = []
-        for shape_id, rep in reps:
-            row = self.rows.get(shape_id)
-            if row is None:
-                shape = line_shape(rep)
-                if shape is None:   # the Normalizer's: a segment starts here
-                    row = (shape_id, True, False, False, *([None] * len(SHAPE_FIELDS)))
-                else:
-                    row = (shape_id, False, shape[0] != 0, shape[3] > shape[2], *shape)
-                self.rows[shape_id] = row
-            out.append(row)
-        return out
+        parsed = line_shape(rep)
+        if parsed is None:   # the Normalizer's: a segment starts here
+            row = (True, False, False, 0, 0, 0, 0, 0, None)
+        else:
+            fam, level, t0, t1, m0, _opens, kind, d0, dlen, tm0, tm1, comma = parsed
+            chars = (t0, t1, m0, d0, dlen, tm0, tm1, comma)
+            if rep.isascii():
+                b0, b1, bm = t0, t1, m0
+            else:  # same bytes for every line of the shape: the non-digit characters are the same
+                b0, b1, bm = (len(rep[:p].encode("utf-8", "surrogatepass")) for p in (t0, t1, m0))
+            row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], b0, b1, bm, kind, chars)
+        self.rows[shape] = row
+        return row
 
 
-SHAPE_COLUMNS = ("shape_id", "is_start", "is_closer", "emits", *SHAPE_FIELDS)
-_SHAPE_SCHEMA = pa.schema([
-    ("shape_id", pa.uint64()), ("is_start", pa.bool_()), ("is_closer", pa.bool_()), ("emits", pa.bool_()),
-    ("fam", pa.int8()), ("level", pa.string()), ("t0", pa.int32()), ("t1", pa.int32()), ("m0", pa.int32()),
-    ("opens", pa.bool_()), ("date_kind", pa.int8()), ("d0", pa.int32()), ("dlen", pa.int32()),
-    ("tm0", pa.int32()), ("tm1", pa.int32()), ("comma", pa.bool_()),
-])
-assert tuple(_SHAPE_SCHEMA.names) == SHAPE_COLUMNS
-
-# Year of a year-less header date (GLOG "1129", "[11/29 ...]"), from the reference envelope ts of
-# the line's chunk: normalize._years_by_month in SQL.
-_YEAR_SQL = """CASE WHEN r.ref IS NULL OR length(r.ref) < 7 OR NOT regexp_full_match(r.ref[1:4], '[0-9]{4}')
-                      OR mon NOT IN ('01','02','03','04','05','06','07','08','09','10','11','12') THEN NULL
-                    WHEN r.ref[6:7] = '01' AND mon = '12' THEN CAST(CAST(r.ref[1:4] AS INTEGER) - 1 AS VARCHAR)
-                    WHEN r.ref[6:7] = '12' AND mon = '01' THEN CAST(CAST(r.ref[1:4] AS INTEGER) + 1 AS VARCHAR)
-                    ELSE CAST(CAST(r.ref[1:4] AS INTEGER) AS VARCHAR) END"""
-
-_EVENTS_SQL = f"""
-WITH j AS (
-    SELECT l.file_idx, l.line_no, l.stream, l.env_ts, l.body, s.*, k.message_key,
-           CASE WHEN s.comma THEN replace(substr(l.body, s.tm0 + 1, s.tm1 - s.tm0), ',', '.')
-                ELSE substr(l.body, s.tm0 + 1, s.tm1 - s.tm0) END AS tm,
-           substr(l.body, s.d0 + 1, 2) AS mon,
-           r.ref
-    FROM cl_lines l ANTI JOIN cl_segment_lines g ON g.file_idx = l.file_idx AND g.line_no = l.line_no
-    JOIN cl_shapes s USING (shape_id) JOIN cl_shape_keys k USING (shape_id)
-    LEFT JOIN cl_refs r ON s.date_kind = {DATE_MD} AND r.file_idx = l.file_idx
-                          AND r.chunk = (l.line_no - 1 - r.start_line) // r.chunk_lines
-    WHERE s.emits
-), y AS (
-    SELECT *, {_YEAR_SQL.replace('r.ref', 'ref')} AS year FROM j
-)
-SELECT f.run_id, f.file_id, line_no, 1 AS n_lines, TRY_CAST(CASE date_kind
-           WHEN 0 THEN env_ts
-           WHEN 1 THEN replace(substr(body, d0 + 1, 10), '/', '-') || 'T' || tm
-           WHEN 2 THEN substr(body, d0 + 1, 4) || '-' || substr(body, d0 + 5, 2) || '-' || substr(body, d0 + 7, 2)
-                       || 'T' || tm
-           ELSE CASE WHEN year IS NOT NULL AND coalesce(env_ts, '') <> ''
-                     THEN year || '-' || mon || '-' || substr(body, d0 + dlen - 1, 2) || 'T' || tm
-                     ELSE env_ts END
-       END AS TIMESTAMP) AS ts,
-       stream, level, 'line' AS kind, message_key,
-       substr(body, m0 + 1, t1 - m0) AS message,
-       CASE WHEN m0 > t0 THEN substr(body, t0 + 1, t1 - t0) END AS text,
-       CAST($ingest_id AS INTEGER) AS ingest_id, (CAST(file_idx AS BIGINT) << 32) + line_no AS seq
-FROM y JOIN cl_files f USING (file_idx)
-"""
-
-
-def decode(files: list[Planned]) -> pa.Table:
-    """Raw lines of a batch -> Arrow (file_idx, line_no, stream, env_ts, bad, body, shape): the
-    envelope decoded by DuckDB on a private in-memory connection (safe in a reader thread)."""
-    import duckdb
-    with duckdb.connect(config={"memory_limit": "512MB"}) as con:
-        con.register("cl_raw", raw_lines(files))
-        lines = con.sql(_ENVELOPE_SQL).to_arrow_table()
-    for p in files:  # decoded: the raw bytes are not needed any more (memory stays bounded)
-        p.data = b""
-    # shape of a line: its body with every digit collapsed (see normalize.line_shape)
-    return lines.append_column("shape", collapse_digits(lines.column("body")))
-
-
-def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int, masks: MaskCache,
-                    shapes: ShapeCache, ingest_id: int, ahead: MaskAhead | None = None):
-    """Lines of `files` -> (events, {message_key: masked}, bad file indexes); events is an Arrow
-    table with ingest.write_batch's `batch` columns (the events columns + seq). Bad files (malformed for the
-    fast path) have no events in `batch`: the caller reads them again line by line."""
-    bad = pc.unique(pc.filter(lines.column("file_idx"), lines.column("bad"))).to_pylist()
-    if bad:
-        lines = lines.filter(pc.invert(pc.is_in(lines.column("file_idx"), pa.array(bad, pa.int32()))))
-    con.register("cl_lines_arrow", lines)
-    try:  # same row order as `lines` (insertion order is kept): _segments relies on it
-        con.execute("""CREATE OR REPLACE TEMP TABLE cl_lines AS
-                       SELECT * EXCLUDE (shape, bad), hash(shape) AS shape_id FROM cl_lines_arrow""")
-    finally:
-        con.unregister("cl_lines_arrow")
-    lines = lines.select(["file_idx", "stream", "line_no", "env_ts", "body"])  # frees the shapes
-    # one representative per shape: its first line, so that message keys are looked up in log
-    # order, as the line-by-line path does (the mask cache keeps the first raw form it sees)
-    reps = con.execute("""
-        SELECT shape_id, arg_min(body, pos), min(pos) FROM (
-            SELECT shape_id, body, (CAST(file_idx AS BIGINT) << 32) + line_no AS pos FROM cl_lines)
-        GROUP BY shape_id""").fetchall()
-    rows = shapes.resolve([r[:2] for r in reps])
+def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCache, shapes: ShapeCache,
+                    ingest_id: int, ahead: MaskAhead | None = None):
+    """Lines of a decoded batch -> (events, {message_key: masked}, bad file indexes); events is an
+    Arrow table with ingest.write_batch's `batch` columns (the events columns + seq). Bad files
+    (malformed for this path) have no events: the caller reads them again line by line."""
+    files = batch.files
+    rows = np.arange(len(batch), dtype=np.int64)
+    if batch.bad_files:
+        rows = rows[~np.isin(batch.file_idx, np.array(batch.bad_files, np.int32))]
+    # shapes: a dictionary over the digit-collapsed bodies; codes follow first appearance
+    encoded = pc.dictionary_encode(batch.strings("body", rows, collapsed=True))
+    codes = encoded.indices.to_numpy()
+    distinct = encoded.dictionary.cast(pa.string()).to_pylist()
+    first = np.empty(len(distinct), np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    info = [shapes.rows.get(s) for s in distinct]
     if shapes.generation != masks.generation:
         shapes.keys.clear()
         shapes.generation = masks.generation
     known = shapes.keys
-    # shapes whose message key is not known yet: looked up below, in log order
-    unkeyed = [(pos, rep[row[8]:row[7]], row[0]) for (_, rep, pos), row in zip(reps, rows)
-               if row[3] and row[0] not in known]
+    need = [i for i, (s, r) in enumerate(zip(distinct, info)) if r is None or (r[_S_EMITS] and s not in known)]
+    reps = dict(zip(need, batch.strings("body", rows[first[need]]).cast(pa.string()).to_pylist())) if need else {}
+    for i in need:
+        if info[i] is None:
+            info[i] = shapes.row(distinct[i], reps[i])
+    # shapes whose message key is not known yet: looked up below, in log order with the segments
+    unkeyed = [(int(first[i]), reps[i][info[i][_S_CHARS][2]:info[i][_S_CHARS][1]], i) for i in need
+               if info[i][_S_EMITS] and distinct[i] not in known]
     masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m, _ in sorted(unkeyed)))
-    columns = list(zip(*rows)) if rows else [()] * len(SHAPE_COLUMNS)
-    shape_table = pa.table([pa.array(c, f.type) for c, f in zip(columns, _SHAPE_SCHEMA)], schema=_SHAPE_SCHEMA)
-    file_table = pa.table({
-        "file_idx": np.arange(len(files), dtype=np.int32),
-        "start_line": np.array([p.lines_read for p in files], np.int64),
-        "run_id": pa.array([p.run.run_id for p in files], pa.string()),
-        "file_id": pa.array([p.file_id for p in files], pa.string()),
-    })
-    con.register("cl_shapes_arrow", shape_table)
-    con.register("cl_files_arrow", file_table)
-    try:
-        con.execute("CREATE OR REPLACE TEMP TABLE cl_shapes AS SELECT * FROM cl_shapes_arrow")
-        con.execute("CREATE OR REPLACE TEMP TABLE cl_files AS SELECT * FROM cl_files_arrow")
-        # first truthy envelope ts of each file chunk (Normalizer's reference for year-less dates)
-        con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE cl_refs AS
-            SELECT l.file_idx, f.start_line, {int(chunk_lines)} AS chunk_lines,
-                   (l.line_no - 1 - f.start_line) // {int(chunk_lines)} AS chunk,
-                   arg_min(l.env_ts, l.line_no) FILTER (WHERE coalesce(l.env_ts, '') <> '') AS ref
-            FROM cl_lines l JOIN cl_files f USING (file_idx)
-            GROUP BY ALL""")
-    finally:
-        con.unregister("cl_shapes_arrow")
-        con.unregister("cl_files_arrow")
-    segment_rows = _normalize_segments(con, _segments(con, lines, rows))
+    table = np.array([r[:_S_CHARS] for r in info], np.int64).reshape(len(info), _S_CHARS)
+    start, closer, emits = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER, _S_EMITS))
+    refs = _refs(batch, rows, files, chunk_lines)
+    in_segment, segments = _segments(batch, rows, start, closer)
+    segment_rows = _normalize_segments(batch, segments, refs)
     # message keys, in log order over shape representatives and segment events together
-    lookups = [(pos, message, 0, shape_id) for pos, message, shape_id in unkeyed]
+    position = batch.file_idx[rows].astype(np.int64) << 32 | batch.line_no[rows]
+    lookups = [(int(position[pos]), message, 0, i) for pos, message, i in unkeyed]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
     keys, masked_of = masks.lookup([m for _, m, _, _ in lookups], masked_ahead())
@@ -333,73 +128,205 @@ def normalize_batch(con, files: list[Planned], lines: pa.Table, chunk_lines: int
         if kind == 1:
             event_keys[ref] = key
         else:
-            known[ref] = (key, masked_of[key])
-    shape_keys = {}
-    for row in rows:
-        if row[3]:
-            key, masked = known[row[0]]
-            shape_keys[row[0]] = key
+            known[distinct[ref]] = (key, masked_of[key])
+    key_names: dict[str, int] = {}
+    key_of_shape = np.full(len(info), -1, np.int32)
+    for i, (s, r) in enumerate(zip(distinct, info)):
+        if r[_S_EMITS]:
+            key, masked = known[s]
+            key_of_shape[i] = key_names.setdefault(key, len(key_names))
             masked_of[key] = masked
-    con.register("cl_shape_keys", pa.table({"shape_id": pa.array(list(shape_keys), pa.uint64()),
-                                            "message_key": pa.array(list(shape_keys.values()), pa.string())}))
-    try:
-        # kept as Arrow, not a DuckDB table: materialising it compressed every row group once more
-        events = con.sql(_EVENTS_SQL, params={"ingest_id": ingest_id}).to_arrow_table()
-    finally:
-        con.unregister("cl_shape_keys")
+    picked = np.flatnonzero(emits & ~in_segment)
+    events = _line_events(con, batch, rows[picked], codes[picked], table, info, key_of_shape, list(key_names),
+                          refs, ingest_id)
     if segment_rows:
-        events = pa.concat_tables([events, _segment_events(con, segment_rows, event_keys, ingest_id, events.schema)])
-    return events, masked_of, bad
+        events = pa.concat_tables([events, _segment_events(con, batch, segment_rows, event_keys, ingest_id,
+                                                           events.schema)])
+    return events, masked_of, list(batch.bad_files)
 
 
 def _first(item):
     return item[0]
 
 
-def _segments(con, lines: pa.Table, shape_rows: list[tuple]) -> list[tuple]:
-    """Lines from a line that may open a block (or needs cleaning) up to the next line with a
-    header, per file and stream: (file_idx, stream, segment, line_no, env_ts, body) in order, and
-    their (file_idx, line_no) as temp table cl_segment_lines. Everything between two closers that
-    follows a start is one stretch of Normalizer input (numpy: a window in SQL sorted every line)."""
-    cols = con.execute("""SELECT file_idx, CASE stream WHEN 'stdout' THEN 1 WHEN 'stderr' THEN 2 ELSE 0 END AS s,
-                                 shape_id FROM cl_lines""").fetchnumpy()
-    file_idx, stream, shape_id = (np.asarray(cols[k]) for k in ("file_idx", "s", "shape_id"))
-    ids = np.array([r[0] for r in shape_rows], np.uint64)
-    order = np.argsort(ids)
-    k = order[np.searchsorted(ids, shape_id, sorter=order)]
-    start = np.array([r[1] for r in shape_rows], bool)[k]
-    closer = np.array([r[2] for r in shape_rows], bool)[k]
-    selected = np.flatnonzero(np.isin(file_idx, np.unique(file_idx[start])))
-    if len(selected):
-        group = file_idx[selected].astype(np.int64) * 4 + stream[selected]
-        o = selected[np.argsort(group, kind="stable")]      # by file and stream, in line order
-        g = group[np.argsort(group, kind="stable")]
-        pos = np.arange(len(o))
-        group_start = np.maximum.accumulate(np.where(np.r_[True, g[1:] != g[:-1]], pos, 0))
-        last_start = np.maximum.accumulate(np.where(start[o], pos, -1))
-        last_close = np.maximum.accumulate(np.where(closer[o], pos, -1))
-        last_close = np.where(last_close >= group_start, last_close, group_start - 1)
-        inside = (last_start >= group_start) & (last_start > last_close)
-        rows, segment = o[inside], last_close[inside]
-    else:
-        rows, segment = selected, selected
-    picked = lines.take(pa.array(rows, pa.int64())).select(["file_idx", "stream", "line_no", "env_ts", "body"])
-    con.register("cl_segment_lines_arrow", picked.select(["file_idx", "line_no"]))
+def _dictionary(indices: np.ndarray, values: list, valid: np.ndarray | None = None) -> pa.DictionaryArray:
+    mask = None if valid is None else ~valid
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=mask), pa.array(values, pa.string()))
+
+
+def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, refs, ingest_id) -> pa.Table:
+    """The events of single lines: views into the batch buffer at their shapes' offsets."""
+    n = len(rows)
+    t0, t1, m0 = (table[codes, c] for c in (_S_T0, _S_T1, _S_M0))
+    file_idx = batch.file_idx[rows]
+    line_no = batch.line_no[rows]
+    message = batch.strings("body", rows, start_shift=m0, lens=t1 - m0)
+    has_text = m0 > t0   # an indented line: the text keeps the indent, the message not
+    text = batch.strings("body", rows, start_shift=t0, lens=t1 - t0, valid=has_text)
+    level = table[codes, _S_LEVEL]
+    stream = batch.stream[rows]
+    files = batch.files
+    return pa.table({
+        "run_id": _dictionary(file_idx, [p.run.run_id for p in files]),
+        "file_id": _dictionary(file_idx, [p.file_id for p in files]),
+        "line_no": line_no,
+        "n_lines": np.ones(n, np.int32),
+        "ts": _timestamps(con, batch, rows, codes, table, info, refs),
+        "stream": _dictionary(stream, list(envelope.STREAMS), stream > 0),
+        "level": _dictionary(level, LEVELS, level > 0),
+        "kind": _dictionary(np.zeros(n, np.int32), ["line"]),
+        "message_key": _dictionary(key_of_shape[codes], key_names),
+        "message": message,
+        "text": text,
+        "ingest_id": np.full(n, ingest_id, np.int32),
+        "seq": file_idx.astype(np.int64) << 32 | line_no,
+    })
+
+
+# Year of a year-less header date (GLOG "1129", "[11/29 ...]"), from the reference envelope ts of
+# the line's chunk: normalize._years_by_month in SQL.
+_YEAR_SQL = """CASE WHEN ref IS NULL OR length(ref) < 7 OR NOT regexp_full_match(ref[1:4], '[0-9]{4}')
+                      OR mon NOT IN ('01','02','03','04','05','06','07','08','09','10','11','12') THEN NULL
+                    WHEN ref[6:7] = '01' AND mon = '12' THEN CAST(CAST(ref[1:4] AS INTEGER) - 1 AS VARCHAR)
+                    WHEN ref[6:7] = '12' AND mon = '01' THEN CAST(CAST(ref[1:4] AS INTEGER) + 1 AS VARCHAR)
+                    ELSE CAST(CAST(ref[1:4] AS INTEGER) AS VARCHAR) END"""
+
+_TS_SQL = f"""
+WITH h AS (
+    SELECT i, date_kind, env, head, d0, dlen, ref,
+           CASE WHEN comma THEN replace(substr(head, tm0 + 1, tm1 - tm0), ',', '.')
+                ELSE substr(head, tm0 + 1, tm1 - tm0) END AS tm,
+           substr(head, d0 + 1, 2) AS mon
+    FROM ts_lines
+), y AS (SELECT *, {_YEAR_SQL} AS year FROM h)
+SELECT TRY_CAST(CASE date_kind
+           WHEN 1 THEN replace(substr(head, d0 + 1, 10), '/', '-') || 'T' || tm
+           WHEN 2 THEN substr(head, d0 + 1, 4) || '-' || substr(head, d0 + 5, 2) || '-' || substr(head, d0 + 7, 2)
+                       || 'T' || tm
+           ELSE CASE WHEN year IS NOT NULL AND coalesce(env, '') <> ''
+                     THEN year || '-' || mon || '-' || substr(head, d0 + dlen - 1, 2) || 'T' || tm
+                     ELSE env END
+       END AS TIMESTAMP) AS ts
+FROM y ORDER BY i
+"""
+
+
+def _timestamps(con, batch, rows, codes, table, info, refs) -> pa.Array:
+    """Event ts: the envelope's, or the header's (what normalize.shape_ts computes), cast by DuckDB."""
+    kind = table[codes, _S_KIND]
+    env = batch.strings("env", rows)
+    con.register("ts_env", pa.table({"env": env}))
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE cl_segment_lines AS SELECT * FROM cl_segment_lines_arrow")
+        out = con.sql("SELECT TRY_CAST(env AS TIMESTAMP) AS ts FROM ts_env").to_arrow_table().column(0).combine_chunks()
     finally:
-        con.unregister("cl_segment_lines_arrow")
-    f, st, ln, env, body = (picked.column(c).to_pylist() for c in ("file_idx", "stream", "line_no", "env_ts", "body"))
-    return list(zip(f, st, segment.tolist(), ln, env, body))
+        con.unregister("ts_env")
+    header = np.flatnonzero(kind != 0)
+    if not len(header):
+        return out
+    chars = np.array([r[_S_CHARS] if r[_S_CHARS] is not None else (0,) * 8 for r in info], np.int64)
+    c = codes[header]
+    d0, dlen, tm0, tm1, comma = (chars[c, k] for k in (3, 4, 5, 6, 7))
+    t1b = table[c, _S_T1]
+    rows_h = rows[header]
+    ref_line = refs.line_of(batch, rows_h)
+    ref = batch.strings("env", np.maximum(ref_line, 0), valid=ref_line >= 0)
+    lines = pa.table({
+        "i": np.arange(len(header), dtype=np.int64), "date_kind": kind[header].astype(np.int8),
+        "env": _take_views(env, header),
+        "head": batch.strings("body", rows_h, lens=t1b), "d0": d0, "dlen": dlen, "tm0": tm0, "tm1": tm1,
+        "comma": comma.astype(bool), "ref": ref})
+    con.register("ts_lines", lines)
+    try:
+        header_ts = con.sql(_TS_SQL).to_arrow_table().column(0).combine_chunks()
+    finally:
+        con.unregister("ts_lines")
+    values = out.to_numpy(zero_copy_only=False).astype("datetime64[us]")
+    valid = np.asarray(out.is_valid())
+    values[header] = header_ts.to_numpy(zero_copy_only=False).astype("datetime64[us]")
+    valid[header] = np.asarray(header_ts.is_valid())
+    return pa.array(values, pa.timestamp("us"), mask=~valid)
 
 
-def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
+def _take_views(arr: pa.Array, idx: np.ndarray) -> pa.Array:
+    """string_view rows by index (Arrow's take has no kernel for views): the 16-byte structs."""
+    buffers = arr.buffers()
+    views = np.frombuffer(buffers[1], np.uint8).reshape(-1, 16)[arr.offset:arr.offset + len(arr)]
+    valid = np.asarray(arr.is_valid())[idx] if arr.null_count else None
+    return envelope.view_array(views[idx], buffers[2:], valid)
+
+
+class _Refs:
+    """Per file chunk (chunk_lines lines from the file's first new line, as read_chunks cuts them):
+    the line holding its first non-empty envelope timestamp, the Normalizer's reference for
+    year-less header dates."""
+
+    def __init__(self, keys: np.ndarray, lines: np.ndarray, chunk_lines: int, start_line: np.ndarray):
+        self.keys, self.lines, self.chunk_lines, self.start_line = keys, lines, chunk_lines, start_line
+
+    def key(self, batch, rows) -> np.ndarray:
+        f = batch.file_idx[rows].astype(np.int64)
+        return f << 32 | (batch.line_no[rows] - 1 - self.start_line[f]) // self.chunk_lines
+
+    def line_of(self, batch, rows) -> np.ndarray:
+        """The reference line of each row's chunk, or -1 (no envelope timestamp in the chunk)."""
+        k = self.key(batch, rows)
+        i = np.searchsorted(self.keys, k)
+        hit = (i < len(self.keys)) & (self.keys[np.minimum(i, len(self.keys) - 1)] == k) if len(self.keys) \
+            else np.zeros(len(k), bool)
+        return np.where(hit, self.lines[np.minimum(i, max(len(self.lines) - 1, 0))] if len(self.lines) else -1, -1)
+
+    def ref(self, batch, file_idx: int, line_no: int) -> str | None:
+        """The reference timestamp of the chunk of one line (for a segment's Normalizer)."""
+        k = (file_idx << 32) | ((line_no - 1 - int(self.start_line[file_idx])) // self.chunk_lines)
+        i = int(np.searchsorted(self.keys, k))
+        if i < len(self.keys) and self.keys[i] == k:
+            return batch.strings("env", self.lines[i:i + 1]).cast(pa.string())[0].as_py()
+        return None
+
+
+def _refs(batch, rows, files, chunk_lines: int) -> _Refs:
+    start_line = np.array([p.lines_read for p in files], np.int64)
+    refs = _Refs(np.zeros(0, np.int64), np.zeros(0, np.int64), int(chunk_lines), start_line)
+    has_env = rows[batch.env_len[rows] > 0]   # truthy: not NULL, not empty
+    keys = refs.key(batch, has_env)
+    # lines are in file and line order, so a key's first occurrence is its chunk's first timestamp
+    keys_u, first = np.unique(keys, return_index=True)
+    refs.keys, refs.lines = keys_u, has_env[first]
+    return refs
+
+
+def _segments(batch, rows, start: np.ndarray, closer: np.ndarray):
+    """Lines from a line that may open a block (or needs cleaning) up to the next line with a
+    header, per file and stream. Returns a mask over `rows` and the segments' lines as
+    (file_idx, stream, segment, line_no, env_ts, body) in order. Everything between two closers
+    that follows a start is one stretch of Normalizer input."""
+    file_idx, stream = batch.file_idx[rows], batch.stream[rows]
+    in_segment = np.zeros(len(rows), bool)
+    if not start.any():
+        return in_segment, []
+    selected = np.flatnonzero(np.isin(file_idx, np.unique(file_idx[start])))
+    group = file_idx[selected].astype(np.int64) * 4 + stream[selected]
+    order = np.argsort(group, kind="stable")
+    o, g = selected[order], group[order]       # by file and stream, in line order
+    pos = np.arange(len(o))
+    group_start = np.maximum.accumulate(np.where(np.r_[True, g[1:] != g[:-1]], pos, 0))
+    last_start = np.maximum.accumulate(np.where(start[o], pos, -1))
+    last_close = np.maximum.accumulate(np.where(closer[o], pos, -1))
+    last_close = np.where(last_close >= group_start, last_close, group_start - 1)
+    inside = (last_start >= group_start) & (last_start > last_close)
+    picked, segment = o[inside], last_close[inside]
+    in_segment[picked] = True
+    r = rows[picked]
+    body = batch.strings("body", r).cast(pa.string()).to_pylist()
+    env = batch.strings("env", r).cast(pa.string()).to_pylist()
+    streams = [envelope.STREAMS[s] for s in batch.stream[r].tolist()]
+    return in_segment, list(zip(batch.file_idx[r].tolist(), streams, segment.tolist(), batch.line_no[r].tolist(),
+                                env, body, r.tolist()))
+
+
+def _normalize_segments(batch, segments: list[tuple], refs: _Refs) -> list[tuple]:
     """Each segment through a fresh Normalizer: rows (file_idx, line_no, n_lines, ts, stream, level,
     kind, message, text), as the line-by-line path makes them."""
-    refs: dict[int, tuple[int, int, dict]] = {}
-    for f, start_line, size, chunk, ref in con.execute(
-            "SELECT file_idx, start_line, chunk_lines, chunk, ref FROM cl_refs").fetchall():
-        refs.setdefault(f, (start_line, size, {}))[2][chunk] = ref
     rows: list[tuple] = []
     i, n = 0, len(segments)
     while i < n:
@@ -408,8 +335,7 @@ def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
         while j < n and segments[j][2] == segment and segments[j][0] == file_idx and segments[j][1] == stream:
             j += 1
         seg = segments[i:j]
-        start_line, size, by_chunk = refs[file_idx]
-        ref = by_chunk.get((seg[0][3] - 1 - start_line) // size)
+        ref = refs.ref(batch, file_idx, seg[0][3])
         norm = Normalizer()
         chunk = LineChunk([s[5] for s in seg], [s[3] for s in seg], [s[4] for s in seg], [stream] * len(seg))
         events, _ = norm.feed_rows(chunk, ref_ts=ref)
@@ -419,28 +345,38 @@ def _normalize_segments(con, segments: list[tuple]) -> list[tuple]:
     return rows
 
 
-def _segment_events(con, rows: list[tuple], keys: list[str], ingest_id: int, schema: pa.Schema) -> pa.Table:
+def _segment_events(con, batch, rows: list[tuple], keys: list[str], ingest_id: int, schema: pa.Schema) -> pa.Table:
     cols = list(zip(*rows))
-    table = pa.table({
-        "file_idx": pa.array(cols[0], pa.int32()), "line_no": pa.array(cols[1], pa.int64()),
-        "n_lines": pa.array(cols[2], pa.int32()), "ts": pa.array(cols[3], pa.string()),
-        "stream": pa.array(cols[4], pa.string()), "level": pa.array(cols[5], pa.string()),
-        "kind": pa.array(cols[6], pa.string()), "message_key": pa.array(keys, pa.string()),
-        "message": pa.array(cols[7], pa.string()),
-        "text": pa.array([t if t != m else None for t, m in zip(cols[8], cols[7])], pa.string()),
-    })
-    con.register("cl_segment_events", table)
+    file_idx = np.array(cols[0], np.int32)
+    line_no = np.array(cols[1], np.int64)
+    files = batch.files
+    level_code = np.array([_LEVEL_CODE[v] for v in cols[5]], np.int32)
+    stream = np.array([envelope.STREAMS.index(s) for s in cols[4]], np.int32)
+    kinds = sorted(set(cols[6]))
+    key_names = sorted(set(keys))
+    key_index = {k: i for i, k in enumerate(key_names)}
+    con.register("segment_ts", pa.table({"ts": pa.array(cols[3], pa.string())}))
     try:
-        return con.sql("""
-            SELECT f.run_id, f.file_id, e.line_no, e.n_lines, TRY_CAST(e.ts AS TIMESTAMP) AS ts, e.stream,
-                   e.level, e.kind, e.message_key, e.message, e.text, CAST(? AS INTEGER) AS ingest_id,
-                   (CAST(e.file_idx AS BIGINT) << 32) + e.line_no AS seq
-            FROM cl_segment_events e JOIN cl_files f USING (file_idx)""", params=[ingest_id]).to_arrow_table().cast(schema)
+        ts = con.sql("SELECT TRY_CAST(ts AS TIMESTAMP) AS ts FROM segment_ts").to_arrow_table().column(0)
     finally:
-        con.unregister("cl_segment_events")
+        con.unregister("segment_ts")
+    table = pa.table({
+        "run_id": _dictionary(file_idx, [p.run.run_id for p in files]),
+        "file_id": _dictionary(file_idx, [p.file_id for p in files]),
+        "line_no": line_no,
+        "n_lines": pa.array(cols[2], pa.int32()),
+        "ts": ts.combine_chunks(),
+        "stream": _dictionary(stream, [None, "stdout", "stderr"], stream > 0),
+        "level": _dictionary(level_code, LEVELS, level_code > 0),
+        "kind": _dictionary(np.array([kinds.index(k) for k in cols[6]], np.int32), kinds),
+        "message_key": _dictionary(np.array([key_index[k] for k in keys], np.int32), key_names),
+        "message": pa.array(cols[7], pa.string()).cast(pa.string_view()),
+        "text": pa.array([t if t != m else None for t, m in zip(cols[8], cols[7])], pa.string()).cast(pa.string_view()),
+        "ingest_id": np.full(len(rows), ingest_id, np.int32),
+        "seq": file_idx.astype(np.int64) << 32 | line_no,
+    })
+    return table.cast(schema)
 
 
 def drop_temp(con) -> None:
-    """Free the batch's intermediate tables (they hold every line of the batch)."""
-    for name in ("cl_lines", "cl_shapes", "cl_files", "cl_refs", "cl_segment_lines"):
-        con.execute(f"DROP TABLE IF EXISTS {name}")
+    """Nothing is kept between batches in DuckDB any more (kept for the callers)."""

@@ -24,7 +24,7 @@ import duckdb
 import fsspec
 import pandas as pd
 
-from pipeline import columnar, eventstore, sources, store
+from pipeline import columnar, envelope, eventstore, sources, store
 from pipeline.config import load_params
 from pipeline.mining import MaskAhead, MaskCache, Template, TemplateMiner
 from pipeline.normalize import Normalizer
@@ -396,9 +396,6 @@ def _dask_items(group, params) -> list[tuple]:
             parts = list(read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, _worker_masks()))
             out.append(("parts", run, logfile, parts))
         else:
-            if kind == "batch":
-                for p in item[0]:
-                    p.data = b""
             out.append((kind, *item))
     return out
 
@@ -430,42 +427,42 @@ def _ingest_on_dask(files, manifest, params, consume, scheduler, files_per_task:
 
 def _work_items(files, manifest, params):
     """In file order: ("skip", run, logfile) for an unchanged file, ("file", run, logfile) for one to
-    read line by line, ("batch", [Planned], lines) for well-formed files read and decoded together.
+    read line by line, ("batch", Batch) for well-formed files read and decoded together.
     Order is kept (a batch is cut before a line-by-line file): the mask cache keeps the first raw
     form of each message, so both paths must meet messages in log order."""
     cap = int(params["ingest"].get("max_line_bytes", sources.MAX_LINE_BYTES))
     use_columnar = bool(params["ingest"].get("columnar", True))
     batch_bytes = int(params["ingest"].get("batch_bytes", columnar.BATCH_BYTES))
-    batch: list[columnar.Planned] = []
+    batch: list[envelope.Planned] = []
     nbytes = 0
     for run, logfile in files:
         planned = None
-        if use_columnar and columnar.eligible(logfile):
+        if use_columnar and envelope.eligible(logfile):
             rows = manifest.get(run.run_id, ())
-            planned = columnar.Planned(run, logfile, 0, 0)
+            planned = envelope.Planned(run, logfile, 0, 0)
             if rows:  # a known run: is this file new, grown or unchanged?
                 plan = plan_file(run, logfile, rows, sources.read_head(logfile, HEAD_BYTES))
                 if isinstance(plan, str):
                     yield "skip", run, logfile
                     continue
                 planned.file_id, planned.offset, planned.lines_read, planned.state, _ = plan
-            if not columnar.load(planned, cap):
+            if not envelope.load(planned):
                 planned = None
             elif planned.file_id is None:
                 planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
         if planned is None:
             if batch:
-                yield "batch", batch, columnar.decode(batch)
+                yield "batch", envelope.decode(batch, cap)
                 batch, nbytes = [], 0
             yield "file", run, logfile
             continue
         batch.append(planned)
         nbytes += len(planned.data)
         if nbytes >= batch_bytes:
-            yield "batch", batch, columnar.decode(batch)
+            yield "batch", envelope.decode(batch, cap)
             batch, nbytes = [], 0
     if batch:
-        yield "batch", batch, columnar.decode(batch)
+        yield "batch", envelope.decode(batch, cap)
 
 
 def _prefetched(items, depth: int = 1):
@@ -522,11 +519,11 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
         try:
             for kind, *item in items:
                 if kind == "batch":
-                    batch, lines = item
+                    batch = item[0]
                     if on_file:
-                        for p in batch:
+                        for p in batch.files:
                             on_file(p.run, p.logfile)
-                    for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
+                    for p in _commit_columnar(con, summary.ingest_id, batch, chunk_lines, masks, shapes,
                                               summary, writer.sink, ahead):
                         line_by_line(p.run, p.logfile)
                     continue
@@ -545,15 +542,13 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     return consume
 
 
-def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
+def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, chunk_lines: int,
                      masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
-                     sink: eventstore.Sink, ahead: MaskAhead | None = None) -> list[columnar.Planned]:
+                     sink: eventstore.Sink, ahead: MaskAhead | None = None) -> list[envelope.Planned]:
     """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    events, masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id,
-                                                      ahead)
-    columnar.drop_temp(con)
+    events, masked_of, bad = columnar.normalize_batch(con, batch, chunk_lines, masks, shapes, ingest_id, ahead)
     bad_set = set(bad)
-    good = [p for i, p in enumerate(batch) if i not in bad_set]
+    good = [p for i, p in enumerate(batch.files) if i not in bad_set]
     con.execute("DROP TABLE IF EXISTS batch")
     con.register("batch", events)
     try:
@@ -574,10 +569,8 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
         summary.events += sum(counts.values())
     finally:
         con.unregister("batch")
-        for p in batch:
-            p.data = b""
         _trim_memory()
-    return [batch[i] for i in bad]
+    return [batch.files[i] for i in bad]
 
 
 def _trim_memory() -> None:
