@@ -27,10 +27,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import envelope
+from pipeline import envelope, tsparse
 from pipeline.envelope import MAX_FILE_BYTES, Planned, eligible  # noqa: F401  (ingest's names)
 from pipeline.mining import MaskAhead, MaskCache
-from pipeline.normalize import LineChunk, Normalizer, line_shape
+from pipeline.normalize import DATE_MD, LineChunk, Normalizer, line_shape
 
 BATCH_BYTES = 64 << 20      # raw bytes per batch: bounds memory, amortises the per-batch cost
 LEVELS = [None, "DEBUG", "INFO", "WARNING", "ERROR", "FATAL"]
@@ -47,9 +47,10 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
                                  strings.offset)
 
 
-# A shape, as the columns need it: flags, level code, and the header/message offsets in bytes (for
-# the views) and in characters (for Python and DuckDB's substr).
-_S_START, _S_CLOSER, _S_EMITS, _S_LEVEL, _S_T0, _S_T1, _S_M0, _S_KIND, _S_CHARS = range(9)
+# A shape, as the columns need it: flags, level code, the header/message offsets in bytes (for the
+# views and the timestamp), then the offsets in characters (for Python and DuckDB's substr).
+(_S_START, _S_CLOSER, _S_EMITS, _S_LEVEL, _S_T0, _S_T1, _S_M0, _S_KIND, _S_D0, _S_DLEN, _S_TM0, _S_TM1, _S_COMMA,
+ _S_CHARS) = range(14)
 
 
 class ShapeCache:
@@ -70,15 +71,15 @@ class ShapeCache:
             self.keys.clear()
         parsed = line_shape(rep)
         if parsed is None:   # the Normalizer's: a segment starts here
-            row = (True, False, False, 0, 0, 0, 0, 0, None)
+            row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, None)
         else:
             fam, level, t0, t1, m0, _opens, kind, d0, dlen, tm0, tm1, comma = parsed
             chars = (t0, t1, m0, d0, dlen, tm0, tm1, comma)
             if rep.isascii():
-                b0, b1, bm = t0, t1, m0
+                b = (t0, t1, m0, d0, tm0, tm1)
             else:  # same bytes for every line of the shape: the non-digit characters are the same
-                b0, b1, bm = (len(rep[:p].encode("utf-8", "surrogatepass")) for p in (t0, t1, m0))
-            row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], b0, b1, bm, kind, chars)
+                b = tuple(len(rep[:p].encode("utf-8", "surrogatepass")) for p in (t0, t1, m0, d0, tm0, tm1))
+            row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], *b[:3], kind, b[3], dlen, *b[4:], comma, chars)
         self.rows[shape] = row
         return row
 
@@ -88,7 +89,6 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     """Lines of a decoded batch -> (events, {message_key: masked}, bad file indexes); events is an
     Arrow table with ingest.write_batch's `batch` columns (the events columns + seq). Bad files
     (malformed for this path) have no events: the caller reads them again line by line."""
-    files = batch.files
     rows = np.arange(len(batch), dtype=np.int64)
     if batch.bad_files:
         rows = rows[~np.isin(batch.file_idx, np.array(batch.bad_files, np.int32))]
@@ -114,7 +114,7 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m, _ in sorted(unkeyed)))
     table = np.array([r[:_S_CHARS] for r in info], np.int64).reshape(len(info), _S_CHARS)
     start, closer, emits = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER, _S_EMITS))
-    refs = _refs(batch, rows, files, chunk_lines)
+    refs = _Refs(batch, rows, chunk_lines)
     in_segment, segments = _segments(batch, rows, start, closer)
     segment_rows = _normalize_segments(batch, segments, refs)
     # message keys, in log order over shape representatives and segment events together
@@ -150,7 +150,9 @@ def _first(item):
 
 
 def _dictionary(indices: np.ndarray, values: list, valid: np.ndarray | None = None) -> pa.DictionaryArray:
+    """A dictionary column; nulls are null indices (Parquet takes no null inside a dictionary)."""
     mask = None if valid is None else ~valid
+    values = ["" if v is None else v for v in values]
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=mask), pa.array(values, pa.string()))
 
 
@@ -200,6 +202,7 @@ WITH h AS (
     FROM ts_lines
 ), y AS (SELECT *, {_YEAR_SQL} AS year FROM h)
 SELECT TRY_CAST(CASE date_kind
+           WHEN 0 THEN env
            WHEN 1 THEN replace(substr(head, d0 + 1, 10), '/', '-') || 'T' || tm
            WHEN 2 THEN substr(head, d0 + 1, 4) || '-' || substr(head, d0 + 5, 2) || '-' || substr(head, d0 + 7, 2)
                        || 'T' || tm
@@ -212,39 +215,56 @@ FROM y ORDER BY i
 
 
 def _timestamps(con, batch, rows, codes, table, info, refs) -> pa.Array:
-    """Event ts: the envelope's, or the header's (what normalize.shape_ts computes), cast by DuckDB."""
+    """Event ts: the envelope's, or the header's (what normalize.shape_ts computes): by position for
+    the usual forms (tsparse), cast by DuckDB for the others."""
+    n = len(rows)
     kind = table[codes, _S_KIND]
-    env = batch.strings("env", rows)
-    con.register("ts_env", pa.table({"env": env}))
-    try:
-        out = con.sql("SELECT TRY_CAST(env AS TIMESTAMP) AS ts FROM ts_env").to_arrow_table().column(0).combine_chunks()
-    finally:
-        con.unregister("ts_env")
-    header = np.flatnonzero(kind != 0)
-    if not len(header):
-        return out
+    us, ok = np.zeros(n, np.int64), np.zeros(n, bool)
+    header = kind != 0
+    use_env = ~header
+    if header.any():
+        h = np.flatnonzero(header)
+        c = codes[h]
+        d0, dlen, tm0, tm1, comma = (table[c, k] for k in (_S_D0, _S_DLEN, _S_TM0, _S_TM1, _S_COMMA))
+        year = np.zeros(len(h), np.int64)
+        md = kind[h] == DATE_MD
+        if md.any():  # the chunk's reference year, as normalize._years_by_month gives it
+            mon = batch.digits("body", rows[h], d0, 2)
+            year = refs.year(batch, rows[h], mon)
+            env_at = batch.env_len[rows[h]] > 0
+            to_env = md & ((year <= 0) | ~env_at)
+            use_env[h[to_env]] = True
+            year = np.where(to_env, 0, year)
+        hu, hok = batch.parse("body", rows[h], tsparse.header, d0, dlen, tm0, tm1, comma.astype(bool), year)
+        keep = ~use_env[h]
+        us[h[keep]], ok[h[keep]] = hu[keep], hok[keep]
+    if use_env.any():
+        e = np.flatnonzero(use_env)
+        eu, eok = batch.parse("env", rows[e], tsparse.iso)
+        us[e], ok[e] = eu, eok
+    rest = np.flatnonzero(~ok)
+    if len(rest):   # DuckDB reads what tsparse does not take: its result, whatever it is
+        us[rest], ok[rest] = _timestamps_sql(con, batch, rows[rest], codes[rest], table, info, refs, use_env[rest])
+    return pa.Array.from_buffers(pa.timestamp("us"), n, [pa.py_buffer(np.packbits(ok, bitorder="little"))
+                                                         if not ok.all() else None, pa.py_buffer(us)])
+
+
+def _timestamps_sql(con, batch, rows, codes, table, info, refs, env_only):
+    kind = np.where(env_only, 0, table[codes, _S_KIND])
     chars = np.array([r[_S_CHARS] if r[_S_CHARS] is not None else (0,) * 8 for r in info], np.int64)
-    c = codes[header]
-    d0, dlen, tm0, tm1, comma = (chars[c, k] for k in (3, 4, 5, 6, 7))
-    t1b = table[c, _S_T1]
-    rows_h = rows[header]
-    ref_line = refs.line_of(batch, rows_h)
-    ref = batch.strings("env", np.maximum(ref_line, 0), valid=ref_line >= 0)
+    d0, dlen, tm0, tm1, comma = (chars[codes, k] for k in (3, 4, 5, 6, 7))
+    ref_line = refs.line_of(batch, rows)
     lines = pa.table({
-        "i": np.arange(len(header), dtype=np.int64), "date_kind": kind[header].astype(np.int8),
-        "env": _take_views(env, header),
-        "head": batch.strings("body", rows_h, lens=t1b), "d0": d0, "dlen": dlen, "tm0": tm0, "tm1": tm1,
-        "comma": comma.astype(bool), "ref": ref})
+        "i": np.arange(len(rows), dtype=np.int64), "date_kind": kind.astype(np.int8),
+        "env": batch.strings("env", rows), "head": batch.strings("body", rows, lens=table[codes, _S_T1]),
+        "d0": d0, "dlen": dlen, "tm0": tm0, "tm1": tm1, "comma": comma.astype(bool),
+        "ref": batch.strings("env", np.maximum(ref_line, 0), valid=ref_line >= 0)})
     con.register("ts_lines", lines)
     try:
-        header_ts = con.sql(_TS_SQL).to_arrow_table().column(0).combine_chunks()
+        ts = con.sql(_TS_SQL).to_arrow_table().column(0).combine_chunks().cast(pa.timestamp("us"))
     finally:
         con.unregister("ts_lines")
-    values = out.to_numpy(zero_copy_only=False).astype("datetime64[us]")
-    valid = np.asarray(out.is_valid())
-    values[header] = header_ts.to_numpy(zero_copy_only=False).astype("datetime64[us]")
-    valid[header] = np.asarray(header_ts.is_valid())
-    return pa.array(values, pa.timestamp("us"), mask=~valid)
+    return ts.cast(pa.int64()).fill_null(0).to_numpy(), np.asarray(ts.is_valid())
 
 
 def _take_views(arr: pa.Array, idx: np.ndarray) -> pa.Array:
@@ -260,39 +280,52 @@ class _Refs:
     the line holding its first non-empty envelope timestamp, the Normalizer's reference for
     year-less header dates."""
 
-    def __init__(self, keys: np.ndarray, lines: np.ndarray, chunk_lines: int, start_line: np.ndarray):
-        self.keys, self.lines, self.chunk_lines, self.start_line = keys, lines, chunk_lines, start_line
+    def __init__(self, batch, rows, chunk_lines: int):
+        self.chunk_lines = int(chunk_lines)
+        self.start_line = np.array([p.lines_read for p in batch.files], np.int64)
+        has_env = rows[batch.env_len[rows] > 0]   # truthy: not NULL, not empty
+        keys = self.key(batch, has_env)
+        # lines are in file and line order, so a key's first occurrence is its chunk's first timestamp
+        self.keys, first = np.unique(keys, return_index=True)
+        self.lines = has_env[first]
+        self.text = batch.strings("env", self.lines).cast(pa.string()).to_pylist()
+        # normalize._years_by_month: the reference's year, and its month ("01"/"12" move New Year)
+        self.ref_year = np.array([int(t[:4]) if len(t) >= 7 and t[:4].isascii() and t[:4].isdigit() else 0
+                                  for t in self.text], np.int64)
+        self.ref_month = np.array([{"01": 1, "12": 12}.get(t[5:7], 0) for t in self.text], np.int64)
 
     def key(self, batch, rows) -> np.ndarray:
         f = batch.file_idx[rows].astype(np.int64)
         return f << 32 | (batch.line_no[rows] - 1 - self.start_line[f]) // self.chunk_lines
 
+    def _find(self, k: np.ndarray) -> np.ndarray:
+        if not len(self.keys):
+            return np.full(len(k), -1, np.int64)
+        i = np.minimum(np.searchsorted(self.keys, k), len(self.keys) - 1)
+        return np.where(self.keys[i] == k, i, -1)
+
     def line_of(self, batch, rows) -> np.ndarray:
         """The reference line of each row's chunk, or -1 (no envelope timestamp in the chunk)."""
-        k = self.key(batch, rows)
-        i = np.searchsorted(self.keys, k)
-        hit = (i < len(self.keys)) & (self.keys[np.minimum(i, len(self.keys) - 1)] == k) if len(self.keys) \
-            else np.zeros(len(k), bool)
-        return np.where(hit, self.lines[np.minimum(i, max(len(self.lines) - 1, 0))] if len(self.lines) else -1, -1)
+        i = self._find(self.key(batch, rows))
+        if not len(self.lines):
+            return i
+        return np.where(i >= 0, self.lines[np.maximum(i, 0)], -1)
+
+    def year(self, batch, rows, month: np.ndarray) -> np.ndarray:
+        """The year a header month gets from the row's chunk reference; 0 where there is none."""
+        i = self._find(self.key(batch, rows))
+        if not len(self.keys):
+            return np.zeros(len(rows), np.int64)
+        y, rm = self.ref_year[np.maximum(i, 0)], self.ref_month[np.maximum(i, 0)]
+        valid = (i >= 0) & (y > 0) & (month >= 1) & (month <= 12)
+        y = y - ((rm == 1) & (month == 12)) + ((rm == 12) & (month == 1))
+        return np.where(valid, y, 0)
 
     def ref(self, batch, file_idx: int, line_no: int) -> str | None:
         """The reference timestamp of the chunk of one line (for a segment's Normalizer)."""
         k = (file_idx << 32) | ((line_no - 1 - int(self.start_line[file_idx])) // self.chunk_lines)
         i = int(np.searchsorted(self.keys, k))
-        if i < len(self.keys) and self.keys[i] == k:
-            return batch.strings("env", self.lines[i:i + 1]).cast(pa.string())[0].as_py()
-        return None
-
-
-def _refs(batch, rows, files, chunk_lines: int) -> _Refs:
-    start_line = np.array([p.lines_read for p in files], np.int64)
-    refs = _Refs(np.zeros(0, np.int64), np.zeros(0, np.int64), int(chunk_lines), start_line)
-    has_env = rows[batch.env_len[rows] > 0]   # truthy: not NULL, not empty
-    keys = refs.key(batch, has_env)
-    # lines are in file and line order, so a key's first occurrence is its chunk's first timestamp
-    keys_u, first = np.unique(keys, return_index=True)
-    refs.keys, refs.lines = keys_u, has_env[first]
-    return refs
+        return self.text[i] if i < len(self.keys) and self.keys[i] == k else None
 
 
 def _segments(batch, rows, start: np.ndarray, closer: np.ndarray):

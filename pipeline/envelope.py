@@ -104,29 +104,45 @@ def load(planned: Planned) -> bool:
 # ----------------------------------------------------------------------------- string views
 
 _INLINE = 12
-_IOTA = np.arange(_INLINE, dtype=np.int64)
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _low_bytes(n: np.ndarray) -> np.ndarray:
+    """Masks keeping the n (0..8) low bytes of a little-endian word."""
+    n = np.clip(n, 0, 8).astype(np.uint64)
+    return np.where(n >= 8, _ONES, (np.uint64(1) << (n * np.uint64(8))) - np.uint64(1))
 
 
 def views(data: np.ndarray, starts: np.ndarray, lens: np.ndarray, buffer_index: int) -> np.ndarray:
     """Arrow string_view structs (16 bytes each) for the strings data[starts:starts+lens], as the
     rows of a (n, 16) uint8 array: length, then up to 12 bytes inline, else a 4-byte prefix, the
-    buffer index and the offset."""
+    buffer index and the offset. Two unaligned word reads per string, no per-byte work."""
     n = len(starts)
-    out = np.zeros((n, 16), np.uint8)
+    out = np.zeros((n, 2), np.uint64)
     if not n or not len(data):
-        return out
-    lens = lens.astype(np.int32, copy=False)
-    out.view(np.int32)[:, 0] = lens
-    idx = starts[:, None] + _IOTA
-    np.minimum(idx, len(data) - 1, out=idx)
-    window = data[idx]
-    window[_IOTA[None, :] >= lens[:, None]] = 0
-    out[:, 4:16] = window
-    long_ = lens > _INLINE
-    words = out.view(np.int32)
-    words[long_, 2] = buffer_index
-    words[long_, 3] = starts[long_]
-    return out
+        return out.view(np.uint8).reshape(n, 16)
+    lens = lens.astype(np.int64, copy=False)
+    starts = starts.astype(np.int64, copy=False)
+    # words that would read past the buffer's end: from a padded copy of its tail
+    tail = len(data) - 16
+    near = starts > tail
+    w = _u64(data)
+    safe = np.where(near, 0, starts)
+    w0, w1 = w[safe], w[safe + 8]
+    if near.any():
+        pad = np.zeros(32, np.uint8)
+        base = max(tail, 0)
+        pad[:len(data) - base] = data[base:]
+        pw = _u64(pad)
+        off = starts[near] - base
+        w0[near], w1[near] = pw[off], pw[off + 8]
+    w0 &= _low_bytes(lens)
+    w1 &= _low_bytes(lens - 8) & np.uint64(0xFFFFFFFF)
+    out[:, 0] = lens.astype(np.uint64) | ((w0 & np.uint64(0xFFFFFFFF)) << np.uint64(32))
+    inline = lens <= _INLINE
+    out[:, 1] = np.where(inline, (w0 >> np.uint64(32)) | (w1 << np.uint64(32)),
+                         np.uint64(buffer_index) | (starts.astype(np.uint64) << np.uint64(32)))
+    return out.view(np.uint8).reshape(n, 16)
 
 
 def view_array(rows: np.ndarray, buffers: list, valid: np.ndarray | None = None) -> pa.Array:
@@ -177,6 +193,41 @@ class Batch:
     def __len__(self) -> int:
         return len(self.file_idx)
 
+    def _where(self, which: str, rows):
+        if which == "body":
+            return self.body_buf[rows], self.body_start[rows], self.body_len[rows]
+        return self.env_buf[rows], self.env_start[rows], self.env_len[rows]
+
+    def parse(self, which: str, rows, parser, *offsets):
+        """parser(data, start, length), or with offsets parser(data, d0, dlen, t0, t1, *rest): the
+        date and time offsets relative to each row's start, arrays aligned with rows."""
+        buf, start, length = self._where(which, rows)
+        value, ok = np.zeros(len(buf), np.int64), np.zeros(len(buf), bool)
+        for b, data in enumerate(self.buffers):
+            sel = buf == b
+            arr = np.frombuffer(data, np.uint8)
+            if not len(arr) or not sel.any():
+                continue
+            if offsets:
+                d0, dlen, t0, t1, *rest = (o[sel] for o in offsets)
+                v, k = parser(arr, start[sel] + d0, dlen, start[sel] + t0, start[sel] + t1, *rest)
+            else:
+                v, k = parser(arr, start[sel], length[sel])
+            value[sel], ok[sel] = v, k & (length[sel] >= 0)
+        return value, ok
+
+    def digits(self, which: str, rows, offset: np.ndarray, width: int) -> np.ndarray:
+        """The number written with `width` ASCII digits at `offset` in each row's string (-1: not digits)."""
+        from pipeline.tsparse import digits
+        buf, start, _ = self._where(which, rows)
+        out = np.full(len(buf), -1, np.int64)
+        for b, data in enumerate(self.buffers):
+            sel = buf == b
+            arr = np.frombuffer(data, np.uint8)
+            if len(arr) and sel.any():
+                out[sel] = digits(arr, start[sel] + offset[sel], width)
+        return out
+
     def strings(self, which: str, rows: np.ndarray | slice | None = None, collapsed: bool = False,
                 start_shift: np.ndarray | None = None, lens: np.ndarray | None = None,
                 valid: np.ndarray | None = None) -> pa.Array:
@@ -194,11 +245,14 @@ class Batch:
             valid = length >= 0
         length = np.maximum(length, 0)
         src = self.collapsed if collapsed else self.buffers
-        out = np.zeros((len(start), 16), np.uint8)
-        for b, data in enumerate(src):
-            sel = buf == b
-            if sel.any():
-                out[sel] = views(np.frombuffer(data, np.uint8), start[sel], length[sel], b)
+        if len(src) == 1:
+            out = views(np.frombuffer(src[0], np.uint8), start, length, 0)
+        else:
+            out = np.zeros((len(start), 16), np.uint8)
+            for b, data in enumerate(src):
+                sel = buf == b
+                if sel.any():
+                    out[sel] = views(np.frombuffer(data, np.uint8), start[sel], length[sel], b)
         return view_array(out, [pa.py_buffer(d) for d in src], valid)
 
 

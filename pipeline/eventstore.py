@@ -90,13 +90,15 @@ class EventStore:
         self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
         rows, lo, hi = 0, None, None
         batches = table.to_batches() if isinstance(table, pa.Table) else table
+        schema = _schema(table.schema)
         with self.fs.open(tmp, "wb") as fh:
-            with pq.ParquetWriter(fh, SCHEMA, compression="zstd", use_dictionary=DICTIONARY,
-                                  write_statistics=True) as writer:
+            # no Arrow schema in the footer: dictionary and view columns are plain strings to readers
+            with pq.ParquetWriter(fh, schema, compression="zstd", use_dictionary=DICTIONARY,
+                                  write_statistics=True, store_schema=False) as writer:
                 for batch in batches:
                     if not batch.num_rows:
                         continue
-                    batch = _conform(batch)
+                    batch = _conform(batch, schema)
                     writer.write_batch(batch, row_group_size=ROW_GROUP)
                     rows += batch.num_rows
                     bounds = pc.min_max(batch.column("ts"))
@@ -142,10 +144,24 @@ class EventStore:
                 con.register_filesystem(self.fs)
 
 
-def _conform(batch: pa.RecordBatch) -> pa.RecordBatch:
-    if batch.schema.equals(SCHEMA):
+def _stringish(t: pa.DataType) -> bool:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _schema(given: pa.Schema) -> pa.Schema:
+    """SCHEMA, keeping the given string encodings (dictionary, view): the file stores strings either
+    way, and casting a dictionary or view column would copy it for nothing."""
+    return pa.schema([pa.field(c, given.field(c).type if _stringish(given.field(c).type) else SCHEMA.field(c).type)
+                      if c in given.names and SCHEMA.field(c).type == pa.string() else SCHEMA.field(c)
+                      for c in COLUMNS])
+
+
+def _conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    if batch.schema.equals(schema):
         return batch
-    return pa.RecordBatch.from_arrays([batch.column(c).cast(SCHEMA.field(c).type) for c in COLUMNS], schema=SCHEMA)
+    return pa.RecordBatch.from_arrays([batch.column(c).cast(schema.field(c).type) for c in COLUMNS], schema=schema)
 
 
 def _least(a, b):
