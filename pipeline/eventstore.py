@@ -240,26 +240,47 @@ def next_name(con, es: EventStore, folder: str) -> str:
 
 
 class Sink:
-    """Where one ingest puts its batches' events: a new file each (or rows of a row store)."""
+    """Where one ingest puts its batches' events: a new file each (or rows of a row store). A file
+    can be written ahead, in a thread (pyarrow's writer leaves the GIL), while the next batch is
+    normalized; it joins `events` when `register` runs in the batch's transaction."""
 
     def __init__(self, es: EventStore | None, ingest_id: int):
         self.es, self.ingest_id, self.parts = es, ingest_id, 0
+        self._pool = None
 
-    def put(self, con, events: pa.Table) -> None:
-        """Inside the caller's transaction: the file is written, renamed and registered; the commit
-        makes it part of `events`."""
-        if self.es is None:
-            con.register("_sink_events", events)
+    def write(self, events: pa.Table):
+        """The file of a batch (Written), or for a row store the events themselves."""
+        if self.es is None or not events.num_rows:
+            return events
+        rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
+        self.parts += 1
+        return self.es.write(events.select(list(COLUMNS)), rel)
+
+    def submit(self, events: pa.Table):
+        """write() in the writer thread; .result() gives what register() takes."""
+        from concurrent.futures import ThreadPoolExecutor
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="logml-write")
+        return self._pool.submit(self.write, events)
+
+    def register(self, con, written) -> None:
+        """Inside the caller's transaction: the commit makes the batch part of `events`."""
+        if isinstance(written, Written):
+            register(con, self.es, [written], self.ingest_id)
+        elif written.num_rows:   # a row store
+            con.register("_sink_events", written)
             try:
                 con.execute(f"INSERT INTO events SELECT {', '.join(COLUMNS)} FROM _sink_events")
             finally:
                 con.unregister("_sink_events")
-            return
-        if not events.num_rows:
-            return
-        rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
-        self.parts += 1
-        register(con, self.es, [self.es.write(events.select(list(COLUMNS)), rel)], self.ingest_id)
+
+    def put(self, con, events: pa.Table) -> None:
+        self.register(con, self.write(events))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 # ----------------------------------------------------------------------------- per-run message counts

@@ -174,16 +174,18 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
 
 
 def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore.Sink,
-                events=None) -> None:
-    """Relation `batch` (events columns + seq, in log order; `events` is it as Arrow if at hand) ->
-    an event file (or rows), message counts, messages, runs (inside the caller's transaction).
-    Both ingest paths end here."""
+                written=None) -> None:
+    """Relation `batch` (events columns + seq, in log order) -> an event file (or rows; `written`:
+    what sink.write made of it already), message counts, messages, runs (inside the caller's
+    transaction). Both ingest paths end here."""
     import pyarrow as pa
     masked = pa.table({"message_key": pa.array(list(masked_of), pa.string()),
                        "masked": pa.array(list(masked_of.values()), pa.string())})
     con.register("batch_masked", masked)
     try:
-        sink.put(con, events if events is not None else con.sql("SELECT * FROM batch").to_arrow_table())
+        if written is None:
+            written = sink.write(con.sql("SELECT * FROM batch").to_arrow_table())
+        sink.register(con, written)
         eventstore.add_counts(con, "batch")
         con.execute("""
             INSERT INTO messages
@@ -510,6 +512,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes = MaskCache(), columnar.ShapeCache()
     ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
+    pipe = _Columnar(con, summary, writer, manifest, chunk_lines, masks, shapes, ahead)
 
     def line_by_line(run, logfile):
         for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
@@ -523,10 +526,9 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                     if on_file:
                         for p in batch.files:
                             on_file(p.run, p.logfile)
-                    for p in _commit_columnar(con, summary.ingest_id, batch, chunk_lines, masks, shapes,
-                                              summary, writer.sink, ahead):
-                        line_by_line(p.run, p.logfile)
+                    pipe.add(batch)
                     continue
+                pipe.flush()
                 run, logfile = item[:2]
                 if on_file:
                     on_file(run, logfile)
@@ -537,23 +539,55 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                         _commit_part(writer, part, summary)
                 else:
                     line_by_line(run, logfile)
+            pipe.flush()
         finally:
             ahead.close()
+            writer.sink.close()
     return consume
 
 
-def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, chunk_lines: int,
-                     masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
-                     sink: eventstore.Sink, ahead: MaskAhead | None = None) -> list[envelope.Planned]:
-    """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    events, masked_of, bad = columnar.normalize_batch(con, batch, chunk_lines, masks, shapes, ingest_id, ahead)
-    bad_set = set(bad)
-    good = [p for i, p in enumerate(batch.files) if i not in bad_set]
+class _Columnar:
+    """Columnar batches, one transaction each, in file order, overlapped: while batch n's event file
+    is written (a thread), batch n+1 is normalized; n commits after that. Bad files of a batch (for
+    the line-by-line path) are read right after it, before the next batch meets the mask cache, and
+    committed right after it: messages are met, and transactions made, in the order they always were."""
+
+    def __init__(self, con, summary: IngestSummary, writer: BatchWriter, manifest, chunk_lines: int,
+                 masks: MaskCache, shapes: columnar.ShapeCache, ahead: MaskAhead):
+        self.con, self.summary, self.writer, self.manifest = con, summary, writer, manifest
+        self.chunk_lines, self.masks, self.shapes, self.ahead = chunk_lines, masks, shapes, ahead
+        self.pending = None
+
+    def add(self, batch: envelope.Batch) -> None:
+        events, masked_of, bad = columnar.normalize_batch(self.con, batch, self.chunk_lines, self.masks,
+                                                          self.shapes, self.summary.ingest_id, self.ahead)
+        parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
+                                                         self.manifest.get(batch.files[i].run.run_id, ()),
+                                                         self.chunk_lines, self.masks)]
+        written = self.writer.sink.submit(events)
+        self.flush()
+        self.pending = (batch, events, masked_of, set(bad), written, parts)
+
+    def flush(self) -> None:
+        if self.pending is None:
+            return
+        batch, events, masked_of, bad, written, parts = self.pending
+        self.pending = None
+        _commit_columnar(self.con, self.summary.ingest_id, batch, events, masked_of, bad, written.result(),
+                         self.summary, self.writer.sink)
+        for part in parts:
+            _commit_part(self.writer, part, self.summary)
+
+
+def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, events, masked_of: dict, bad: set, written,
+                     summary: IngestSummary, sink: eventstore.Sink) -> None:
+    """A normalized batch, its file written, in one transaction."""
+    good = [p for i, p in enumerate(batch.files) if i not in bad]
     con.execute("DROP TABLE IF EXISTS batch")
     con.register("batch", events)
     try:
         with store.transaction(con):
-            write_batch(con, ingest_id, masked_of, sink, events)
+            write_batch(con, ingest_id, masked_of, sink, written)
             counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
             rows = []
             for p in good:
@@ -570,7 +604,6 @@ def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, chunk_lines: in
     finally:
         con.unregister("batch")
         _trim_memory()
-    return [batch.files[i] for i in bad]
 
 
 def _trim_memory() -> None:

@@ -78,8 +78,29 @@ def template_key(initial_template: str) -> str:
     return "T" + hashlib.sha1(initial_template.encode("utf-8", "surrogatepass")).hexdigest()[:11]
 
 
+_DIGIT_RUNS = re.compile(rb"1+")
+_ASCII_DIGIT = re.compile(r"[0-9]").search
+# what makes a mask see digit-run lengths or values: a UUID's fixed group lengths, the "0x" of HEX
+_RUN_SENSITIVE = re.compile(rb"[0-9a-fA-F]+(?:-[0-9a-fA-F]+){4}|1x").search
+
+
+def collapse_runs(collapsed: bytes) -> bytes:
+    """Every digit run of a digit-collapsed message -> one "1"."""
+    return _DIGIT_RUNS.sub(b"1", collapsed)
+
+
+def run_safe(collapsed: bytes, masked: str) -> bool:
+    """Whether every message with the same digit-run-collapsed form masks to `masked`: the masks took
+    every digit (no digit survives to differ), and none of them counts digits or reads a digit's
+    value (every digit atom of MASKS is \\d+ or next to a class with + or *, and a match never starts
+    or ends inside a digit run; the UUID counts and "0x" are the exceptions, excluded here)."""
+    return _ASCII_DIGIT(masked) is None and _RUN_SENSITIVE(collapsed) is None
+
+
 class MaskCache:
-    """raw message -> (message_key, masked), memoised on the digit-collapsed form.
+    """raw message -> (message_key, masked), memoised on the digit-collapsed form, and on the
+    digit-run-collapsed form when that is exact (run_safe): "step 9 of 10" and "step 120 of 1000"
+    mask to the same text, so a fleet's ever-new digit lengths cost one mask, not one each.
 
     Bounded: it is cleared when it grows past max_size, which only costs recomputation.
     """
@@ -87,15 +108,20 @@ class MaskCache:
     def __init__(self, max_size: int = 500_000) -> None:
         self.max_size = max_size
         self._by_collapsed: dict[bytes, tuple[str, str]] = {}
+        self._by_runs: dict[bytes, tuple[str, str]] = {}
         self.generation = 0   # bumped when cleared: keys remembered elsewhere are stale then
 
     def missing(self, messages: Iterable[str]) -> list[str]:
         """Messages whose digit-collapsed form is not cached yet (to mask ahead, e.g. elsewhere)."""
-        cache, seen, out = self._by_collapsed, set(), []
+        cache, runs, seen, out = self._by_collapsed, self._by_runs, set(), []
         for msg in messages:
             collapsed = collapse_digits(msg)
-            if collapsed not in cache and collapsed not in seen:
+            if collapsed in cache or collapsed in seen:
+                continue
+            run = collapse_runs(collapsed)
+            if run not in runs and run not in seen:
                 seen.add(collapsed)
+                seen.add(run)
                 out.append(msg)
         return out
 
@@ -104,9 +130,10 @@ class MaskCache:
         """Return the message key of each message and {key: masked} of the keys seen.
         masked_ahead: {message: mask(message)} computed beforehand (mask is pure)."""
         ahead = masked_ahead or {}
-        cache = self._by_collapsed
+        cache, runs = self._by_collapsed, self._by_runs
         if len(cache) > self.max_size:
             cache.clear()
+            runs.clear()
             self.generation += 1
         keys: list[str] = []
         masked_of: dict[str, str] = {}
@@ -114,10 +141,15 @@ class MaskCache:
             collapsed = collapse_digits(msg)
             hit = cache.get(collapsed)
             if hit is None:
-                masked = ahead.get(msg)
-                if masked is None:
-                    masked = mask(msg)
-                hit = (message_key(masked), masked)
+                run = collapse_runs(collapsed)
+                hit = runs.get(run)
+                if hit is None:
+                    masked = ahead.get(msg)
+                    if masked is None:
+                        masked = mask(msg)
+                    hit = (message_key(masked), masked)
+                    if run_safe(collapsed, masked):
+                        runs[run] = hit
                 cache[collapsed] = hit
             keys.append(hit[0])
             masked_of[hit[0]] = hit[1]
