@@ -158,6 +158,7 @@ def view_array(rows: np.ndarray, buffers: list, valid: np.ndarray | None = None)
 # ----------------------------------------------------------------------------- the batch
 
 _DIGITS_TO_ONE = bytes.maketrans(b"0123456789", b"1111111111")
+PAD = 32   # zero bytes after every batch buffer: a word read at any string's end stays inside it
 
 
 def _word(pattern: bytes, dtype) -> int:
@@ -258,10 +259,11 @@ class Batch:
 
 def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES) -> Batch:
     """Raw bytes of the files -> Batch (safe in a reader thread: numpy and a private DuckDB)."""
-    buf = b"".join(p.data for p in files)
+    buf = b"".join([*(p.data for p in files), bytes(PAD)])
     for p in files:  # the buffer holds them now (memory stays bounded)
         p.data = b""
-    raw = np.frombuffer(buf, np.uint8)
+    full = np.frombuffer(buf, np.uint8)            # word reads may run into the padding
+    raw = full[:len(buf) - PAD]
     # two scans of the buffer find what every later step needs: control bytes (newlines among
     # them) and backslashes (docker escapes)
     ctrl = np.flatnonzero(raw < 32)
@@ -295,8 +297,8 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES) -> Batch:
     bad = np.zeros(n, bool)
     slow = np.zeros(n, bool)
     special = np.union1d(ctrl, backslash) if len(ctrl) else backslash
-    _docker(raw, starts, nl, fmt == 0, special, body_start, body_end, env_start, env_len, stream, slow)
-    _cri(raw, starts, nl, fmt == 1, body_start, env_start, env_len, stream, bad, slow)
+    _docker(full, starts, nl, fmt == 0, special, body_start, body_end, env_start, env_len, stream, slow)
+    _cri(full, starts, nl, fmt == 1, body_start, env_start, env_len, stream, bad, slow)
 
     buffers, body_buf, env_buf = [buf], np.zeros(n, np.int8), np.zeros(n, np.int8)
     body_len = body_end - body_start
@@ -503,7 +505,7 @@ def _decode_sql(raw, starts, ends, fmt):
     e_off = np.frombuffer(env.buffers()[1], np.int64)[env.offset:env.offset + len(env) + 1]
     b_data = body.buffers()[2].to_pybytes() if body.buffers()[2] is not None else b""
     e_data = env.buffers()[2].to_pybytes() if env.buffers()[2] is not None else b""
-    aux = b_data[:b_off[-1]] + e_data[:e_off[-1]]
+    aux = b_data[:b_off[-1]] + e_data[:e_off[-1]] + bytes(PAD)
     e_len = np.diff(e_off)
     e_valid = np.asarray(env.is_valid())
     return aux, (b_off[:-1].copy(), np.diff(b_off), e_off[:-1] + int(b_off[-1]), np.where(e_valid, e_len, -1),

@@ -247,14 +247,20 @@ class Sink:
     def __init__(self, es: EventStore | None, ingest_id: int):
         self.es, self.ingest_id, self.parts = es, ingest_id, 0
         self._pool = None
+        self.cpu = 0.0   # seconds spent writing files (in whichever thread)
 
     def write(self, events: pa.Table):
         """The file of a batch (Written), or for a row store the events themselves."""
+        import time
         if self.es is None or not events.num_rows:
             return events
         rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
         self.parts += 1
-        return self.es.write(events.select(list(COLUMNS)), rel)
+        t = time.thread_time()
+        try:
+            return self.es.write(events.select(list(COLUMNS)), rel)
+        finally:
+            self.cpu += time.thread_time() - t
 
     def submit(self, events: pa.Table):
         """write() in the writer thread; .result() gives what register() takes."""

@@ -57,6 +57,7 @@ class IngestSummary:
     problems: int = 0
     seconds: float = 0.0
     problem_reasons: dict = field(default_factory=dict)
+    cpu: dict = field(default_factory=dict)   # CPU seconds per stage (each stage's own thread)
 
     def line(self, db: str) -> str:
         rate = self.lines / self.seconds if self.seconds else 0.0
@@ -69,6 +70,43 @@ class IngestSummary:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+class _Clock:
+    """CPU seconds of each stage, measured in the thread that runs it (time.thread_time)."""
+
+    def __init__(self, cpu: dict):
+        self.cpu = cpu
+
+    def __call__(self, stage: str):
+        return _Timed(self.cpu, stage)
+
+    def generator(self, stage: str, items):
+        """Time a generator run in its own thread (the reader)."""
+        spent = 0.0
+        it = iter(items)
+        while True:
+            t = time.thread_time()
+            try:
+                item = next(it)
+            except StopIteration:
+                self.cpu[stage] = self.cpu.get(stage, 0.0) + spent + time.thread_time() - t
+                return
+            spent += time.thread_time() - t
+            yield item
+
+
+class _Timed:
+    __slots__ = ("cpu", "stage", "t")
+
+    def __init__(self, cpu, stage):
+        self.cpu, self.stage = cpu, stage
+
+    def __enter__(self):
+        self.t = time.thread_time()
+
+    def __exit__(self, *exc):
+        self.cpu[self.stage] = self.cpu.get(self.stage, 0.0) + time.thread_time() - self.t
 
 
 def size_of(logfile: sources.LogFile) -> int | None:
@@ -506,17 +544,19 @@ def _prefetched(items, depth: int = 1):
             thread.join(0.05)
 
 
-def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file):
+def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file, clock=None):
     """The one writer: takes work items (see _work_items; "parts" are files a Dask worker read line
     by line) in file order and commits them."""
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes = MaskCache(), columnar.ShapeCache()
     ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
-    pipe = _Columnar(con, summary, writer, manifest, chunk_lines, masks, shapes, ahead)
+    clock = clock or _Clock({})
+    pipe = _Columnar(con, summary, writer, manifest, chunk_lines, masks, shapes, ahead, clock)
 
     def line_by_line(run, logfile):
-        for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
-            _commit_part(writer, part, summary)
+        with clock("line_by_line"):
+            for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
+                _commit_part(writer, part, summary)
 
     def consume(items) -> None:
         try:
@@ -553,17 +593,20 @@ class _Columnar:
     committed right after it: messages are met, and transactions made, in the order they always were."""
 
     def __init__(self, con, summary: IngestSummary, writer: BatchWriter, manifest, chunk_lines: int,
-                 masks: MaskCache, shapes: columnar.ShapeCache, ahead: MaskAhead):
+                 masks: MaskCache, shapes: columnar.ShapeCache, ahead: MaskAhead, clock: _Clock):
         self.con, self.summary, self.writer, self.manifest = con, summary, writer, manifest
         self.chunk_lines, self.masks, self.shapes, self.ahead = chunk_lines, masks, shapes, ahead
+        self.clock = clock
         self.pending = None
 
     def add(self, batch: envelope.Batch) -> None:
-        events, masked_of, bad = columnar.normalize_batch(self.con, batch, self.chunk_lines, self.masks,
-                                                          self.shapes, self.summary.ingest_id, self.ahead)
-        parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
-                                                         self.manifest.get(batch.files[i].run.run_id, ()),
-                                                         self.chunk_lines, self.masks)]
+        with self.clock("normalize"):
+            events, masked_of, bad = columnar.normalize_batch(self.con, batch, self.chunk_lines, self.masks,
+                                                              self.shapes, self.summary.ingest_id, self.ahead)
+        with self.clock("line_by_line"):
+            parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
+                                                             self.manifest.get(batch.files[i].run.run_id, ()),
+                                                             self.chunk_lines, self.masks)]
         written = self.writer.sink.submit(events)
         self.flush()
         self.pending = (batch, events, masked_of, set(bad), written, parts)
@@ -573,10 +616,12 @@ class _Columnar:
             return
         batch, events, masked_of, bad, written, parts = self.pending
         self.pending = None
-        _commit_columnar(self.con, self.summary.ingest_id, batch, events, masked_of, bad, written.result(),
-                         self.summary, self.writer.sink)
-        for part in parts:
-            _commit_part(self.writer, part, self.summary)
+        written = written.result()
+        with self.clock("commit"):
+            _commit_columnar(self.con, self.summary.ingest_id, batch, events, masked_of, bad, written,
+                             self.summary, self.writer.sink)
+            for part in parts:
+                _commit_part(self.writer, part, self.summary)
 
 
 def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, events, masked_of: dict, bad: set, written,
@@ -691,7 +736,10 @@ def ingest(source: str, db: str, params: dict | None = None,
         con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
                     [ingest_id, source])
         summary = IngestSummary(ingest_id=ingest_id, source=source)
-        runs, problems = sources.discover(source)
+        clock = _Clock(summary.cpu)
+        cpu_started = time.process_time()
+        with clock("discover"):
+            runs, problems = sources.discover(source)
         summary.runs = len(runs)
         summary.new_runs = _upsert_runs(con, runs, ingest_id)
         if problems:
@@ -707,14 +755,19 @@ def ingest(source: str, db: str, params: dict | None = None,
         writer = BatchWriter(con, ingest_id, flush_events=chunk_lines, sink=eventstore.Sink(es, ingest_id))
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
-        consume = _consumer(con, manifest, params, writer, summary, on_file)
+        consume = _consumer(con, manifest, params, writer, summary, on_file, clock)
         if engine == "dask":
             _ingest_on_dask(files, manifest, params, consume, scheduler)
         else:  # well-formed files are read and decoded one batch ahead, in a thread
-            consume(_prefetched(_work_items(files, manifest, params)))
-        writer.flush()
-        summary.new_templates = mine_new_messages(con, ingest_id, params)
-        con.execute("CHECKPOINT")
+            consume(_prefetched(clock.generator("read", _work_items(files, manifest, params))))
+        with clock("commit"):
+            writer.flush()
+        with clock("mine"):
+            summary.new_templates = mine_new_messages(con, ingest_id, params)
+        with clock("commit"):
+            con.execute("CHECKPOINT")
+        summary.cpu["write"] = writer.sink.cpu
+        summary.cpu["total"] = time.process_time() - cpu_started
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
         summary.seconds = time.perf_counter() - started
         con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
