@@ -116,7 +116,8 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     start, closer, emits = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER, _S_EMITS))
     refs = _Refs(batch, rows, chunk_lines)
     in_segment, segments = _segments(batch, rows, start, closer)
-    segment_rows = _normalize_segments(batch, segments, refs)
+    segment_rows, handed_back = _normalize_segments(batch, segments, refs)
+    in_segment[handed_back] = False
     # message keys, in log order over shape representatives and segment events together
     position = batch.file_idx[rows].astype(np.int64) << 32 | batch.line_no[rows]
     lookups = [(int(position[pos]), message, 0, i) for pos, message, i in unkeyed]
@@ -350,17 +351,22 @@ def _segments(batch, rows, start: np.ndarray, closer: np.ndarray):
     picked, segment = o[inside], last_close[inside]
     in_segment[picked] = True
     r = rows[picked]
-    body = batch.strings("body", r).cast(pa.string()).to_pylist()
+    body = batch.strings("raw", r).cast(pa.string()).to_pylist()   # the Normalizer cleans them itself
     env = batch.strings("env", r).cast(pa.string()).to_pylist()
     streams = [envelope.STREAMS[s] for s in batch.stream[r].tolist()]
     return in_segment, list(zip(batch.file_idx[r].tolist(), streams, segment.tolist(), batch.line_no[r].tolist(),
-                                env, body, r.tolist()))
+                                env, body, picked.tolist(), start[picked].tolist()))
 
 
-def _normalize_segments(batch, segments: list[tuple], refs: _Refs) -> list[tuple]:
-    """Each segment through a fresh Normalizer: rows (file_idx, line_no, n_lines, ts, stream, level,
-    kind, message, text), as the line-by-line path makes them."""
+def _normalize_segments(batch, segments: list[tuple], refs: _Refs) -> tuple[list[tuple], list[int]]:
+    """The segments through the Normalizer: rows (file_idx, line_no, n_lines, ts, stream, level,
+    kind, message, text), as the line-by-line path makes them, and the positions (in `rows`) of
+    the segment lines handed back to the columns: once the Normalizer is idle again (no block
+    open) every line up to the next start is a plain line, read by its shape exactly as the
+    Normalizer reads it (that is what line_shape checks), so a segment costs Python only for the
+    lines of its blocks (a progress bar's \r line is one line, not the lines up to the next header)."""
     rows: list[tuple] = []
+    back: list[int] = []
     i, n = 0, len(segments)
     while i < n:
         file_idx, stream, segment = segments[i][:3]
@@ -369,14 +375,24 @@ def _normalize_segments(batch, segments: list[tuple], refs: _Refs) -> list[tuple
             j += 1
         seg = segments[i:j]
         ref = refs.ref(batch, file_idx, seg[0][3])
-        norm = Normalizer()
-        chunk = LineChunk([s[5] for s in seg], [s[3] for s in seg], [s[4] for s in seg], [stream] * len(seg))
-        events, _ = norm.feed_rows(chunk, ref_ts=ref)
-        for ev in events + norm.flush_rows():
-            rows.append((file_idx, *ev[2:]))
+        k = 0
+        while k < len(seg):   # seg[k] is a start: alone first (most starts are one line), then the rest
+            norm = Normalizer()
+            events, _ = norm.feed_rows(LineChunk([seg[k][5]], [seg[k][3]], [seg[k][4]], [stream]), ref_ts=ref)
+            k += 1
+            if not norm.idle:
+                rest = seg[k:]
+                more, _ = norm.feed_rows(LineChunk([s[5] for s in rest], [s[3] for s in rest], [s[4] for s in rest],
+                                                   [stream] * len(rest)), ref_ts=ref)
+                events += more
+                k = len(seg)
+            for ev in events + norm.flush_rows():
+                rows.append((file_idx, *ev[2:]))
+            while k < len(seg) and not seg[k][7]:
+                back.append(seg[k][6])
+                k += 1
         i = j
-    return rows
-
+    return rows, back
 
 def _segment_events(con, batch, rows: list[tuple], keys: list[str], ingest_id: int, schema: pa.Schema) -> pa.Table:
     cols = list(zip(*rows))

@@ -190,6 +190,11 @@ class Batch:
     stream: np.ndarray            # index into STREAMS
     bad_files: list[int] = field(default_factory=list)
     slow_lines: int = 0           # lines decoded by SQL
+    # the body as read, where it differs from `body` (a line cleaned of ANSI escapes and \r
+    # overwrites, as the Normalizer cleans it: the cleaned text in buffer 2): what a segment reads
+    raw_buf: np.ndarray | None = None
+    raw_start: np.ndarray | None = None
+    raw_len: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.file_idx)
@@ -197,6 +202,8 @@ class Batch:
     def _where(self, which: str, rows):
         if which == "body":
             return self.body_buf[rows], self.body_start[rows], self.body_len[rows]
+        if which == "raw":
+            return self.raw_buf[rows], self.raw_start[rows], self.raw_len[rows]
         return self.env_buf[rows], self.env_start[rows], self.env_len[rows]
 
     def parse(self, which: str, rows, parser, *offsets):
@@ -235,9 +242,7 @@ class Batch:
         """A string_view array of the bodies ("body") or envelope timestamps ("env") of `rows`
         (all lines by default); start_shift/lens cut a part of each body (a message, a text)."""
         rows = slice(None) if rows is None else rows
-        buf = (self.body_buf if which == "body" else self.env_buf)[rows]
-        start = (self.body_start if which == "body" else self.env_start)[rows]
-        length = (self.body_len if which == "body" else self.env_len)[rows]
+        buf, start, length = self._where(which, rows)
         if start_shift is not None:
             start = start + start_shift
         if lens is not None:
@@ -311,9 +316,51 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES) -> Batch:
         stream[rows], bad[rows] = s, b
     if bad.any():
         bad_files = sorted(set(bad_files) | set(np.unique(file_idx[bad]).tolist()))
+    if len(buffers) == 1:
+        buffers.append(bytes(PAD))
+    raw_body = (body_buf.copy(), body_start.copy(), body_len.copy())
+    cleaned = _clean(buffers, ctrl, nl, body_buf, body_start, body_len)
+    buffers.append(cleaned)
     collapsed = [b.translate(_DIGITS_TO_ONE) for b in buffers]
     return Batch(files, buffers, collapsed, file_idx, line_no, body_buf, body_start, body_len, env_buf,
-                 env_start, env_len, stream, bad_files, int(slow.sum()))
+                 env_start, env_len, stream, bad_files, int(slow.sum()), *raw_body)
+
+
+def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
+    """Lines with ANSI escapes or carriage returns, cleaned as the Normalizer cleans them first
+    (normalize.clean_line, in Python: a few lines a batch), into a new buffer; their bodies point
+    there from now on, so their shapes are the cleaned lines' shapes."""
+    from pipeline.normalize import clean_line
+    rows = []
+    main = ctrl[(np.frombuffer(buffers[0], np.uint8)[ctrl] == 27) | (np.frombuffer(buffers[0], np.uint8)[ctrl] == 13)]
+    if len(main):
+        line = np.searchsorted(nl, main)
+        inside = (body_buf[line] == 0) & (main >= body_start[line]) & (main < body_start[line] + body_len[line])
+        rows.append(np.unique(line[inside]))
+    aux = np.frombuffer(buffers[1], np.uint8)
+    special = np.flatnonzero((aux == 27) | (aux == 13))
+    if len(special):
+        slow = np.flatnonzero(body_buf == 1)
+        order = np.argsort(body_start[slow], kind="stable")
+        starts = body_start[slow][order]
+        owner = slow[order][np.maximum(np.searchsorted(starts, special, side="right") - 1, 0)]
+        inside = (special >= body_start[owner]) & (special < body_start[owner] + body_len[owner])
+        rows.append(np.unique(owner[inside]))
+    if not rows:
+        return bytes(PAD)
+    rows = np.unique(np.concatenate(rows))
+    out, pos = [], 0
+    for r in rows.tolist():
+        data = buffers[body_buf[r]]
+        text = data[body_start[r]:body_start[r] + body_len[r]].decode("utf-8", "surrogatepass")
+        clean = clean_line(text)
+        if clean == text:
+            continue
+        encoded = clean.encode("utf-8", "surrogatepass")
+        out.append(encoded)
+        body_buf[r], body_start[r], body_len[r] = 2, pos, len(encoded)
+        pos += len(encoded)
+    return b"".join([*out, bytes(PAD)])
 
 
 def _bad_files(files, buf: bytes, raw, nl, starts, file_start, file_idx, fmt, ctrl, backslash, cap: int
