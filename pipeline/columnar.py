@@ -96,6 +96,8 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     encoded = pc.dictionary_encode(batch.strings("body", rows, collapsed=True))
     codes = encoded.indices.to_numpy()
     distinct = encoded.dictionary.cast(pa.string()).to_pylist()
+    del encoded
+    batch.collapsed = None   # only the shapes needed it (memory stays bounded)
     first = np.empty(len(distinct), np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
     info = [shapes.rows.get(s) for s in distinct]

@@ -95,8 +95,6 @@ def load(planned: Planned) -> bool:
         data = data[planned.offset:]
     if len(data) > MAX_FILE_BYTES or (data and data[-1] != 10):
         return False
-    if planned.offset == 0 and sources._is_binary(data[:sources.BINARY_SAMPLE]):
-        return False
     planned.data, planned.new_bytes = data, len(data)
     return True
 
@@ -387,7 +385,27 @@ def _bad_files(files, buf: bytes, raw, nl, starts, file_start, file_idx, fmt, ct
     if len(nl):
         long_ = np.flatnonzero(nl - starts > cap)
         bad.update(np.unique(file_idx[long_]).tolist())
+    bad.update(i for i in _binary(files, buf, raw, ctrl, file_start) if i not in bad)
     return sorted(bad)
+
+
+_NOT_COUNTED = np.zeros(256, bool)
+_NOT_COUNTED[list(b"\t\n\r\x0b\x0c\x08\x1b")] = True
+
+
+def _binary(files, buf: bytes, raw, ctrl, file_start) -> list[int]:
+    """sources._is_binary of each new file's first BINARY_SAMPLE bytes, by counting: a file that gets
+    here has no NUL and valid UTF-8, so what _is_binary counts is its control bytes (and DEL)."""
+    if not len(files):
+        return []
+    counted = ctrl[~_NOT_COUNTED[raw[ctrl]]]
+    if buf.find(b"\x7f", 0, len(raw)) >= 0:
+        counted = np.sort(np.concatenate([counted, np.flatnonzero(raw == 0x7F)]))
+    ends = np.minimum(file_start[1:], file_start[:-1] + sources.BINARY_SAMPLE)
+    n = np.searchsorted(counted, ends) - np.searchsorted(counted, file_start[:-1])
+    size = ends - file_start[:-1]
+    new = np.array([p.offset == 0 for p in files], bool)
+    return np.flatnonzero(new & (n > sources.BINARY_RATIO * size)).tolist()
 
 
 def _escapes(raw, backslash) -> np.ndarray:

@@ -162,3 +162,19 @@ def test_envelopes_decoded_by_position_equal_the_sql(tmp_path):
         assert not is_bad and (body[i], env[i], int(batch.stream[i])) == (ref_body, env_ts, stream), raw[i]
     # the CRI file has a 3-field line: DuckDB finds it malformed, and so does the batch
     assert bad == {i for i, p in enumerate(files) if p.logfile.fmt == "cri"}
+
+
+def test_batch_binary_check_equals_is_binary(tmp_path):
+    samples = {"text": "plain text\n" * 50, "controls": "\x01\x02\x03ab\n" * 50, "some": "\x01 abc def ghi\n" * 50,
+               "tabs": "\t\t\t\x1b[0m\r\n" * 50, "del": "\x7f\x7fab\n" * 60, "edge": "\x01\x02\x03" + "a" * 7 + "\n"}
+    files = []
+    for name, text in samples.items():
+        path = tmp_path / f"{name}.log"
+        path.write_bytes(text.encode())
+        run = sources.Run(run_id=name, host="h", kind="file")
+        p = envelope.Planned(run, sources.LogFile(str(path), "plain", 0, False, path.stat().st_size), 0, 0)
+        assert envelope.load(p)
+        files.append(p)
+    expected = {i for i, p in enumerate(files) if sources._is_binary(p.data[:sources.BINARY_SAMPLE])}
+    batch = envelope.decode(files)
+    assert set(batch.bad_files) == expected and expected == {1, 4}
