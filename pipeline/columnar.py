@@ -32,7 +32,7 @@ from pipeline.envelope import MAX_FILE_BYTES, Planned, eligible  # noqa: F401  (
 from pipeline.mining import MaskAhead, MaskCache
 from pipeline.normalize import DATE_MD, LineChunk, Normalizer, line_shape
 
-BATCH_BYTES = 64 << 20      # raw bytes per batch: bounds memory, amortises the per-batch cost
+BATCH_BYTES = 32 << 20      # raw bytes per batch: bounds memory, amortises the per-batch cost
 LEVELS = [None, "DEBUG", "INFO", "WARNING", "ERROR", "FATAL"]
 _LEVEL_CODE = {v: i for i, v in enumerate(LEVELS)}
 _DIGITS_TO_ONE = bytes.maketrans(b"0123456789", b"1111111111")

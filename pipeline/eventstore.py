@@ -291,14 +291,11 @@ class Sink:
 
 # ----------------------------------------------------------------------------- per-run message counts
 
-def add_counts(con, relation: str = "batch") -> None:
-    """Per-run message counts of the events in `relation` into message_counts (inside the caller's
-    transaction): one row per run, message, level and kind."""
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _batch_counts AS
-        SELECT run_id, message_key, level, kind, count(*) AS count, min(line_no) AS first_line,
-               max(line_no) AS last_line
-        FROM {relation} GROUP BY ALL""")
+def add_counts(con, counts: str) -> None:
+    """Per-run message counts into message_counts (inside the caller's transaction): `counts` is a
+    relation of (run_id, message_key, level, kind, n, first_line, last_line), one row per key."""
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE _batch_counts AS
+                    SELECT * FROM {counts} AS c(run_id, message_key, level, kind, count, first_line, last_line)""")
     # runs that already have counts (a file of theirs was read in an earlier batch) are merged; runs
     # come in sorted order, so the batch's min/max run_id pushed into the scan skips most row groups
     con.execute("""
@@ -326,7 +323,8 @@ def append(con, sql: str, ingest_id: int = 0) -> int:
     es = store_of(con)
     with store.transaction(con):
         con.execute(f"CREATE OR REPLACE TEMP TABLE _append AS SELECT {', '.join(COLUMNS)} FROM ({sql})")
-        add_counts(con, "_append")
+        add_counts(con, """(SELECT run_id, message_key, level, kind, count(*), min(line_no), max(line_no)
+                            FROM _append GROUP BY ALL)""")
         if es is None:
             con.execute("INSERT INTO events SELECT * FROM _append")
         else:

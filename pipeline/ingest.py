@@ -173,8 +173,8 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _facts_sql() -> str:
-    """Per run and fact, the first value (in log order) Paddle printed, from temp table batch: one
+def _facts_sql(relation: str = "batch") -> str:
+    """Per run and fact, the first value (in log order) Paddle printed, from the events relation: one
     scan picks the candidate lines, a regex per fact runs on those only."""
     needles = " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
     hits = " UNION ALL ".join(
@@ -182,11 +182,22 @@ def _facts_sql() -> str:
         f"FROM candidates WHERE contains(message, '{needle}')" for name, (needle, pattern) in FACTS.items())
     # old Paddle prints a compute capability "61" for 6.1
     return f"""
-        WITH candidates AS (SELECT run_id, seq, message FROM batch WHERE {needles}),
+        WITH candidates AS (SELECT run_id, seq, message FROM {relation} WHERE {needles}),
              hits AS ({hits})
         SELECT run_id, fact, CASE WHEN fact = 'compute_capability' AND length(v) = 2 AND NOT contains(v, '.')
                                   THEN v[1] || '.' || v[2] ELSE v END AS v
         FROM (SELECT run_id, fact, arg_min(v, seq) AS v FROM hits WHERE v <> '' GROUP BY run_id, fact)"""
+
+
+def aggregate(con, relation: str = "batch") -> dict:
+    """What a batch's commit needs from its events, as small Arrow tables: one row per run, file,
+    message, level and kind (counts, lines, times, the smallest raw message), and the facts. Made
+    where the events are (this process, or a Dask worker next to the file it wrote)."""
+    fine = con.sql(f"""
+        SELECT run_id, file_id, message_key, level, kind, count(*) AS n, min(line_no) AS first_line,
+               max(line_no) AS last_line, min(ts) AS first_ts, max(ts) AS last_ts, min(message) AS example
+        FROM {relation} GROUP BY ALL""").to_arrow_table()
+    return {"fine": fine, "facts": con.sql(_facts_sql(relation)).to_arrow_table()}
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
@@ -212,24 +223,30 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
 
 
 def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore.Sink,
-                written=None) -> None:
-    """Relation `batch` (events columns + seq, in log order) -> an event file (or rows; `written`:
-    what sink.write made of it already), message counts, messages, runs (inside the caller's
-    transaction). Both ingest paths end here."""
+                written=None, agg: dict | None = None) -> dict[str, int]:
+    """A batch -> its event file (or rows), message counts, messages, runs, inside the caller's
+    transaction; returns its events per file. The events are relation `batch` (events columns +
+    seq, in log order), or were written already (`written`, what sink.write made of them) and
+    summed up (`agg`, what aggregate() made of them). Both ingest paths and both engines end here."""
     import pyarrow as pa
+    if agg is None:
+        agg = aggregate(con)
+    if written is None:
+        written = sink.write(con.sql("SELECT * FROM batch").to_arrow_table())
     masked = pa.table({"message_key": pa.array(list(masked_of), pa.string()),
                        "masked": pa.array(list(masked_of.values()), pa.string())})
     con.register("batch_masked", masked)
+    con.register("batch_agg", agg["fine"])
+    con.register("batch_facts", agg["facts"])
     try:
-        if written is None:
-            written = sink.write(con.sql("SELECT * FROM batch").to_arrow_table())
         sink.register(con, written)
-        eventstore.add_counts(con, "batch")
+        eventstore.add_counts(con, """(SELECT run_id, message_key, level, kind, sum(n) AS n, min(first_line) AS first_line,
+                                              max(last_line) AS last_line FROM batch_agg GROUP BY ALL)""")
         con.execute("""
             INSERT INTO messages
-            SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
-                   min(b.message), ?
-            FROM batch b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
+            SELECT b.message_key, any_value(m.masked), NULL, sum(b.n), min(b.first_ts), max(b.last_ts),
+                   min(b.example), ?
+            FROM batch_agg b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
             ON CONFLICT (message_key) DO UPDATE SET
                 count = messages.count + excluded.count,
                 first_seen = least(messages.first_seen, excluded.first_seen),
@@ -239,15 +256,18 @@ def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore
         con.execute("""
             UPDATE runs SET n_events = n_events + s.n, first_ts = least(runs.first_ts, s.first_ts),
                             last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
-            FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
+            FROM (SELECT run_id, sum(n) n, min(first_ts) first_ts, max(last_ts) last_ts FROM batch_agg
+                  GROUP BY run_id) s
             WHERE runs.run_id = s.run_id""", [ingest_id])
         facts = ", ".join(f"max(v) FILTER (WHERE fact = '{k}') AS {k}" for k in FACTS)
         con.execute(f"""
             UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k})' for k in FACTS)}
-            FROM (SELECT run_id, {facts} FROM ({_facts_sql()}) GROUP BY run_id) f
+            FROM (SELECT run_id, {facts} FROM batch_facts GROUP BY run_id) f
             WHERE runs.run_id = f.run_id""")
+        return {f: int(n) for f, n in con.execute("SELECT file_id, sum(n) FROM batch_agg GROUP BY file_id").fetchall()}
     finally:
-        con.unregister("batch_masked")
+        for name in ("batch_masked", "batch_agg", "batch_facts"):
+            con.unregister(name)
 
 
 class BatchWriter:
@@ -632,8 +652,7 @@ def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, events, masked_
     con.register("batch", events)
     try:
         with store.transaction(con):
-            write_batch(con, ingest_id, masked_of, sink, written)
-            counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
+            counts = write_batch(con, ingest_id, masked_of, sink, written)
             rows = []
             for p in good:
                 status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
