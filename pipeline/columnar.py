@@ -23,6 +23,8 @@ back to the line-by-line path, which reports problems; tests check both build id
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -89,6 +91,37 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     """Lines of a decoded batch -> (events, {message_key: masked}, bad file indexes); events is an
     Arrow table with ingest.write_batch's `batch` columns (the events columns + seq). Bad files
     (malformed for this path) have no events: the caller reads them again line by line."""
+    ahead = ahead or MaskAhead(min_batch=1 << 62)
+    prep = prepare(batch, chunk_lines, shapes, masks.generation,
+                   lambda messages: ahead.submit(masks.missing(messages)))
+    keys, masked_of = masks.lookup(prep.messages(), prep.masked_ahead())
+    return finish(con, prep, keys, masked_of, shapes, ingest_id)
+
+
+@dataclass
+class Prepared:
+    """A batch read by shape and segment, waiting for its message keys (prepare -> keys -> finish:
+    the keys come from the one mask cache, in log order, wherever the batch was prepared)."""
+    batch: envelope.Batch
+    rows: np.ndarray                 # the batch's lines that are read here (bad files' are not)
+    codes: np.ndarray                # shape of each of those lines
+    distinct: list[str]              # the shapes
+    info: list[tuple]                # their shape rows
+    table: np.ndarray                # the same as numbers
+    refs: "_Refs"
+    in_segment: np.ndarray
+    segment_rows: list[tuple]
+    lookups: list[tuple]             # (position, message, 0 shape / 1 segment event, index), in log order
+    masked_ahead: object = dict
+
+    def messages(self) -> list[str]:
+        return [m for _, m, _, _ in self.lookups]
+
+
+def prepare(batch: envelope.Batch, chunk_lines: int, shapes: ShapeCache, generation: int,
+            submit=None) -> Prepared:
+    """Everything of normalize_batch that needs no message key. `submit(messages)`, if given, gets
+    the messages of shapes without a key as soon as they are known (to mask them ahead)."""
     rows = np.arange(len(batch), dtype=np.int64)
     if batch.bad_files:
         rows = rows[~np.isin(batch.file_idx, np.array(batch.bad_files, np.int32))]
@@ -101,33 +134,39 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
     first = np.empty(len(distinct), np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
     info = [shapes.rows.get(s) for s in distinct]
-    if shapes.generation != masks.generation:
+    if shapes.generation != generation:
         shapes.keys.clear()
-        shapes.generation = masks.generation
+        shapes.generation = generation
     known = shapes.keys
     need = [i for i, (s, r) in enumerate(zip(distinct, info)) if r is None or (r[_S_EMITS] and s not in known)]
     reps = dict(zip(need, batch.strings("body", rows[first[need]]).cast(pa.string()).to_pylist())) if need else {}
     for i in need:
         if info[i] is None:
             info[i] = shapes.row(distinct[i], reps[i])
-    # shapes whose message key is not known yet: looked up below, in log order with the segments
+    # shapes whose message key is not known yet: looked up in log order with the segments
     unkeyed = [(int(first[i]), reps[i][info[i][_S_CHARS][2]:info[i][_S_CHARS][1]], i) for i in need
                if info[i][_S_EMITS] and distinct[i] not in known]
-    masked_ahead = (ahead or MaskAhead(min_batch=1 << 62)).submit(masks.missing(m for _, m, _ in sorted(unkeyed)))
+    masked_ahead = submit([m for _, m, _ in sorted(unkeyed)]) if submit else dict
     table = np.array([r[:_S_CHARS] for r in info], np.int64).reshape(len(info), _S_CHARS)
-    start, closer, emits = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER, _S_EMITS))
+    start, closer = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER))
     refs = _Refs(batch, rows, chunk_lines)
     in_segment, segments = _segments(batch, rows, start, closer)
     segment_rows, handed_back = _normalize_segments(batch, segments, refs)
     in_segment[handed_back] = False
-    # message keys, in log order over shape representatives and segment events together
     position = batch.file_idx[rows].astype(np.int64) << 32 | batch.line_no[rows]
     lookups = [(int(position[pos]), message, 0, i) for pos, message, i in unkeyed]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
-    keys, masked_of = masks.lookup([m for _, m, _, _ in lookups], masked_ahead())
-    event_keys = [None] * len(segment_rows)
-    for (_, _, kind, ref), key in zip(lookups, keys):
+    return Prepared(batch, rows, codes, distinct, info, table, refs, in_segment, segment_rows, lookups, masked_ahead)
+
+
+def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shapes: ShapeCache, ingest_id: int):
+    """A prepared batch and the keys of its lookups -> (events, {message_key: masked}, bad files)."""
+    batch, info, distinct = prep.batch, prep.info, prep.distinct
+    known = shapes.keys
+    masked_of = dict(masked_of)
+    event_keys = [None] * len(prep.segment_rows)
+    for (_, _, kind, ref), key in zip(prep.lookups, keys):
         if kind == 1:
             event_keys[ref] = key
         else:
@@ -139,11 +178,12 @@ def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCac
             key, masked = known[s]
             key_of_shape[i] = key_names.setdefault(key, len(key_names))
             masked_of[key] = masked
-    picked = np.flatnonzero(emits & ~in_segment)
-    events = _line_events(con, batch, rows[picked], codes[picked], table, info, key_of_shape, list(key_names),
-                          refs, ingest_id)
-    if segment_rows:
-        events = pa.concat_tables([events, _segment_events(con, batch, segment_rows, event_keys, ingest_id,
+    emits = prep.table[prep.codes, _S_EMITS].astype(bool)
+    picked = np.flatnonzero(emits & ~prep.in_segment)
+    events = _line_events(con, batch, prep.rows[picked], prep.codes[picked], prep.table, info, key_of_shape,
+                          list(key_names), prep.refs, ingest_id)
+    if prep.segment_rows:
+        events = pa.concat_tables([events, _segment_events(con, batch, prep.segment_rows, event_keys, ingest_id,
                                                            events.schema)])
     return events, masked_of, list(batch.bad_files)
 

@@ -249,13 +249,18 @@ class Sink:
         self._pool = None
         self.cpu = 0.0   # seconds spent writing files (in whichever thread)
 
+    def next_name(self) -> str:
+        """The name of the ingest's next file (also for files other processes write)."""
+        rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
+        self.parts += 1
+        return rel
+
     def write(self, events: pa.Table):
         """The file of a batch (Written), or for a row store the events themselves."""
         import time
         if self.es is None or not events.num_rows:
             return events
-        rel = f"ingest-{self.ingest_id:06d}/part-{self.parts:05d}.parquet"
-        self.parts += 1
+        rel = self.next_name()
         t = time.thread_time()
         try:
             return self.es.write(events.select(list(COLUMNS)), rel)

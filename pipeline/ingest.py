@@ -50,6 +50,7 @@ class IngestSummary:
     files_read: int = 0
     files_skipped: int = 0
     files_columnar: int = 0      # of files_read: read by the columnar path (the rest line by line)
+    files_distributed: int = 0   # of files_columnar: read, normalized and written by Dask workers
     lines: int = 0
     events: int = 0
     templates: int = 0
@@ -421,16 +422,6 @@ def read_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, chunk_l
                       "size_bytes": size}, pending_problems, final_lines)
 
 
-_WORKER_MASKS: MaskCache | None = None
-
-
-def _worker_masks() -> MaskCache:
-    global _WORKER_MASKS
-    if _WORKER_MASKS is None:
-        _WORKER_MASKS = MaskCache()
-    return _WORKER_MASKS
-
-
 def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) -> None:
     if part.skipped:
         summary.files_skipped += 1
@@ -443,43 +434,44 @@ def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) ->
         summary.files_read += 1
 
 
-def _dask_items(group, params) -> list[tuple]:
-    """One Dask task: _work_items over a group of files, on a worker. Line-by-line files come back
-    read ("parts"), batches decoded (their raw bytes stay on the worker); the client normalizes and
-    commits them in order, exactly as the local engine does."""
-    manifest = {run.run_id: rows for run, _, rows in group}
-    chunk_lines = int(params["ingest"]["chunk_lines"])
-    out = []
-    for kind, *item in _work_items([(run, lf) for run, lf, _ in group], manifest, params):
-        if kind == "file":
-            run, logfile = item
-            parts = list(read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, _worker_masks()))
-            out.append(("parts", run, logfile, parts))
-        else:
-            out.append((kind, *item))
-    return out
-
-
-def _ingest_on_dask(files, manifest, params, consume, scheduler, files_per_task: int = 64,
-                    in_flight: int = 8) -> None:
+def _ingest_on_dask(files, manifest, params, con, writer: BatchWriter, summary: IngestSummary, on_file,
+                    scheduler: str | None) -> None:
+    """The Dask engine (pipeline/distributed.py): workers read, normalize and write event files;
+    this process keys messages with the one mask cache and commits in file order."""
     from dask.distributed import Client, LocalCluster
+
+    from pipeline import distributed
     cluster = None if scheduler else LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                                   dashboard_address=None)
-    groups = [[(run, lf, manifest.get(run.run_id, ())) for run, lf in files[i:i + files_per_task]]
-              for i in range(0, len(files), files_per_task)]
+    masks = MaskCache()
+
+    def seen(run, logfile):
+        if on_file:
+            on_file(run, logfile)
+
+    def on_prepared(files_):
+        for p in files_:
+            seen(p.run, p.logfile)
+
+    def on_parts(run, logfile, parts):
+        seen(run, logfile)
+        for part in parts:
+            _commit_part(writer, part, summary)
+
+    def on_skip(run, logfile):
+        seen(run, logfile)
+        summary.files_skipped += 1
+
+    def commit(files_, bad, written, agg, masked_of, bad_parts):
+        _commit_columnar(con, summary.ingest_id, files_, None, masked_of, bad, written, summary, writer.sink, agg)
+        summary.files_distributed += len(files_) - len(bad)
+        for part in bad_parts:
+            _commit_part(writer, part, summary)
+
     with Client(scheduler or cluster) as client:
         try:
-            futures: dict[int, object] = {}
-
-            def results():
-                # A bounded window of tasks in flight keeps the workers' finished results (and so
-                # memory) bounded; items are consumed in file order = the local engine's order.
-                for i in range(len(groups)):
-                    for j in range(i, min(i + in_flight, len(groups))):
-                        if j not in futures:
-                            futures[j] = client.submit(_dask_items, groups[j], params, pure=False)
-                    yield from futures.pop(i).result()
-            consume(results())
+            distributed.run(files, manifest, params, client, masks, writer.sink, on_prepared, on_parts, on_skip,
+                            commit)
         finally:
             if cluster is not None:
                 cluster.close()
@@ -638,21 +630,23 @@ class _Columnar:
         self.pending = None
         written = written.result()
         with self.clock("commit"):
-            _commit_columnar(self.con, self.summary.ingest_id, batch, events, masked_of, bad, written,
+            _commit_columnar(self.con, self.summary.ingest_id, batch.files, events, masked_of, bad, written,
                              self.summary, self.writer.sink)
             for part in parts:
                 _commit_part(self.writer, part, self.summary)
 
 
-def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, events, masked_of: dict, bad: set, written,
-                     summary: IngestSummary, sink: eventstore.Sink) -> None:
-    """A normalized batch, its file written, in one transaction."""
-    good = [p for i, p in enumerate(batch.files) if i not in bad]
+def _commit_columnar(con, ingest_id: int, files: list[envelope.Planned], events, masked_of: dict, bad: set,
+                     written, summary: IngestSummary, sink: eventstore.Sink, agg: dict | None = None) -> None:
+    """A normalized batch, its file written, in one transaction (its events as Arrow, or summed up
+    already in `agg` where they were made)."""
+    good = [p for i, p in enumerate(files) if i not in bad]
     con.execute("DROP TABLE IF EXISTS batch")
-    con.register("batch", events)
+    if events is not None:
+        con.register("batch", events)
     try:
         with store.transaction(con):
-            counts = write_batch(con, ingest_id, masked_of, sink, written)
+            counts = write_batch(con, ingest_id, masked_of, sink, written, agg)
             rows = []
             for p in good:
                 status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
@@ -666,7 +660,8 @@ def _commit_columnar(con, ingest_id: int, batch: envelope.Batch, events, masked_
         summary.files_columnar += len(good)
         summary.events += sum(counts.values())
     finally:
-        con.unregister("batch")
+        if events is not None:
+            con.unregister("batch")
         _trim_memory()
 
 
@@ -774,10 +769,10 @@ def ingest(source: str, db: str, params: dict | None = None,
         writer = BatchWriter(con, ingest_id, flush_events=chunk_lines, sink=eventstore.Sink(es, ingest_id))
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
-        consume = _consumer(con, manifest, params, writer, summary, on_file, clock)
         if engine == "dask":
-            _ingest_on_dask(files, manifest, params, consume, scheduler)
+            _ingest_on_dask(files, manifest, params, con, writer, summary, on_file, scheduler)
         else:  # well-formed files are read and decoded one batch ahead, in a thread
+            consume = _consumer(con, manifest, params, writer, summary, on_file, clock)
             consume(_prefetched(clock.generator("read", _work_items(files, manifest, params))))
         with clock("commit"):
             writer.flush()
