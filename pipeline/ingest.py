@@ -557,18 +557,44 @@ def _prefetched(items, depth: int = 1):
 
 
 def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file, clock=None):
-    """The one writer: takes work items (see _work_items; "parts" are files a Dask worker read line
-    by line) in file order and commits them."""
+    """Takes work items (see _work_items) in file order: normalizes here, and hands every warehouse
+    write, in the same order, to the committer thread."""
+    import duckdb
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes = MaskCache(), columnar.ShapeCache()
     ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
     clock = clock or _Clock({})
-    pipe = _Columnar(con, summary, writer, manifest, chunk_lines, masks, shapes, ahead, clock)
+    committer = _Committer()
+    # the normalizer's own DuckDB (casts only): the warehouse connection is the committer's
+    private = duckdb.connect(config={"threads": 1, "memory_limit": "256MB"})
+
+    def commit_part(part):
+        committer.submit(lambda: _commit_part(writer, part, summary))
 
     def line_by_line(run, logfile):
+        for part in _timed(clock, "line_by_line", read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines,
+                                                              masks)):
+            commit_part(part)
+
+    def columnar_batch(batch: envelope.Batch) -> None:
+        with clock("normalize"):
+            events, masked_of, bad = columnar.normalize_batch(private, batch, chunk_lines, masks, shapes,
+                                                              summary.ingest_id, ahead)
+        # bad files are read line by line now, before the next batch meets the mask cache, and
+        # committed right after this batch: messages are met, and transactions made, in file order
         with clock("line_by_line"):
-            for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
-                _commit_part(writer, part, summary)
+            parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
+                                                             manifest.get(batch.files[i].run.run_id, ()),
+                                                             chunk_lines, masks)]
+
+        def job():
+            written = writer.sink.write(events)
+            with clock("commit"):
+                _commit_columnar(con, summary.ingest_id, batch.files, events, masked_of, set(bad), written,
+                                 summary, writer.sink)
+                for part in parts:
+                    _commit_part(writer, part, summary)
+        committer.submit(job)
 
     def consume(items) -> None:
         try:
@@ -578,9 +604,8 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                     if on_file:
                         for p in batch.files:
                             on_file(p.run, p.logfile)
-                    pipe.add(batch)
+                    columnar_batch(batch)
                     continue
-                pipe.flush()
                 run, logfile = item[:2]
                 if on_file:
                     on_file(run, logfile)
@@ -588,52 +613,75 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                     summary.files_skipped += 1
                 elif kind == "parts":
                     for part in item[2]:
-                        _commit_part(writer, part, summary)
+                        commit_part(part)
                 else:
                     line_by_line(run, logfile)
-            pipe.flush()
+            committer.submit(writer.flush)
+            committer.drain()
         finally:
+            committer.close()
             ahead.close()
             writer.sink.close()
+            private.close()
     return consume
 
 
-class _Columnar:
-    """Columnar batches, one transaction each, in file order, overlapped: while batch n's event file
-    is written (a thread), batch n+1 is normalized; n commits after that. Bad files of a batch (for
-    the line-by-line path) are read right after it, before the next batch meets the mask cache, and
-    committed right after it: messages are met, and transactions made, in the order they always were."""
-
-    def __init__(self, con, summary: IngestSummary, writer: BatchWriter, manifest, chunk_lines: int,
-                 masks: MaskCache, shapes: columnar.ShapeCache, ahead: MaskAhead, clock: _Clock):
-        self.con, self.summary, self.writer, self.manifest = con, summary, writer, manifest
-        self.chunk_lines, self.masks, self.shapes, self.ahead = chunk_lines, masks, shapes, ahead
-        self.clock = clock
-        self.pending = None
-
-    def add(self, batch: envelope.Batch) -> None:
-        with self.clock("normalize"):
-            events, masked_of, bad = columnar.normalize_batch(self.con, batch, self.chunk_lines, self.masks,
-                                                              self.shapes, self.summary.ingest_id, self.ahead)
-        with self.clock("line_by_line"):
-            parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
-                                                             self.manifest.get(batch.files[i].run.run_id, ()),
-                                                             self.chunk_lines, self.masks)]
-        written = self.writer.sink.submit(events)
-        self.flush()
-        self.pending = (batch, events, masked_of, set(bad), written, parts)
-
-    def flush(self) -> None:
-        if self.pending is None:
+def _timed(clock, stage: str, items):
+    """A generator's work timed in this thread (its consumer's work is not)."""
+    it = iter(items)
+    while True:
+        with clock(stage):
+            item = next(it, _DONE)
+        if item is _DONE:
             return
-        batch, events, masked_of, bad, written, parts = self.pending
-        self.pending = None
-        written = written.result()
-        with self.clock("commit"):
-            _commit_columnar(self.con, self.summary.ingest_id, batch.files, events, masked_of, bad, written,
-                             self.summary, self.writer.sink)
-            for part in parts:
-                _commit_part(self.writer, part, self.summary)
+        yield item
+
+
+_DONE = object()
+
+
+class _Committer:
+    """Every warehouse write of the local engine, in one thread, in the order submitted: while it
+    writes batch n's event file and commits it, this thread normalizes batch n+1 (DuckDB and
+    pyarrow's writer leave the GIL). A bounded queue keeps memory bounded; an error stops the
+    writes that follow and is raised in the submitting thread (as a kill would: nothing partial)."""
+
+    def __init__(self, depth: int = 2):
+        import queue
+        import threading
+        self.q: queue.Queue = queue.Queue(maxsize=depth)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="logml-commit", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self.q.get()
+            try:
+                if job is None:
+                    return
+                if self.error is None:
+                    job()
+            except BaseException as exc:  # handed to the submitter
+                self.error = exc
+            finally:
+                self.q.task_done()
+
+    def _check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def submit(self, job) -> None:
+        self._check()
+        self.q.put(job)
+
+    def drain(self) -> None:
+        self.q.join()
+        self._check()
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.thread.join()
 
 
 def _commit_columnar(con, ingest_id: int, files: list[envelope.Planned], events, masked_of: dict, bad: set,
@@ -775,7 +823,7 @@ def ingest(source: str, db: str, params: dict | None = None,
             consume = _consumer(con, manifest, params, writer, summary, on_file, clock)
             consume(_prefetched(clock.generator("read", _work_items(files, manifest, params))))
         with clock("commit"):
-            writer.flush()
+            writer.flush()   # the Dask engine's line-by-line parts (the local engine flushed already)
         with clock("mine"):
             summary.new_templates = mine_new_messages(con, ingest_id, params)
         with clock("commit"):
