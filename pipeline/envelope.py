@@ -14,6 +14,7 @@ line, where its body, envelope timestamp and stream are. No Python object per li
 """
 from __future__ import annotations
 
+import threading
 import zlib
 from dataclasses import dataclass, field
 
@@ -299,8 +300,7 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES) -> Batch:
     stream = np.zeros(n, np.int8)
     bad = np.zeros(n, bool)
     slow = np.zeros(n, bool)
-    special = np.union1d(ctrl, backslash) if len(ctrl) else backslash
-    _docker(full, starts, nl, fmt == 0, special, body_start, body_end, env_start, env_len, stream, slow)
+    _docker(full, starts, nl, fmt == 0, (ctrl, backslash), body_start, body_end, env_start, env_len, stream, slow)
     _cri(full, starts, nl, fmt == 1, body_start, env_start, env_len, stream, bad, slow)
 
     buffers, body_buf, env_buf = [buf], np.zeros(n, np.int8), np.zeros(n, np.int8)
@@ -467,7 +467,7 @@ def _docker(raw, starts, nl, rows, special, body_start, body_end, env_start, env
     v_end = s_open - 11                        # the log value's closing quote
     ok &= (raw[v_end - 1] == ord("n")) & (raw[v_end - 2] == ord("\\"))
     # no other escape and no raw control byte in the line (JSON needs SQL then)
-    count = np.searchsorted(special, e) - np.searchsorted(special, s)
+    count = sum(np.searchsorted(positions, e) - np.searchsorted(positions, s) for positions in special)
     ok &= count == 1
     good = d[ok]
     body_start[good], body_end[good] = s[ok] + 8, v_end[ok] - 2
@@ -554,16 +554,30 @@ FROM unwrapped ORDER BY i
 """
 
 
+_LOCAL = threading.local()
+
+
+def _private_duckdb():
+    """An in-memory DuckDB for this thread (opening one costs ~20 ms: once per thread, not per batch)."""
+    con = getattr(_LOCAL, "con", None)
+    if con is None:
+        import duckdb
+        con = _LOCAL.con = duckdb.connect(config={"memory_limit": "256MB", "threads": 1})
+    return con
+
+
 def _decode_sql(raw, starts, ends, fmt):
     """DuckDB decodes these lines; their bodies and timestamps go to a new buffer."""
-    import duckdb
     lens = ends - starts
     line_views = views(raw, starts, lens, 0)
     lines = view_array(line_views, [pa.py_buffer(raw)])
     table = pa.table({"i": np.arange(len(starts), dtype=np.int64), "fmt": fmt, "line": lines.cast(pa.string())})
-    with duckdb.connect(config={"memory_limit": "512MB", "threads": 1}) as con:
-        con.register("slow_lines", table)
+    con = _private_duckdb()
+    con.register("slow_lines", table)
+    try:
         out = con.sql(_ENVELOPE_SQL).to_arrow_table()
+    finally:
+        con.unregister("slow_lines")
     body = out.column("body").combine_chunks().cast(pa.large_string())
     env = out.column("env_ts").combine_chunks().cast(pa.large_string())
     b_off = np.frombuffer(body.buffers()[1], np.int64)[body.offset:body.offset + len(body) + 1]
