@@ -210,11 +210,12 @@ class Batch:
         date and time offsets relative to each row's start, arrays aligned with rows."""
         buf, start, length = self._where(which, rows)
         value, ok = np.zeros(len(buf), np.int64), np.zeros(len(buf), bool)
+        used = np.bincount(buf, minlength=len(self.buffers))
         for b, data in enumerate(self.buffers):
-            sel = buf == b
-            arr = np.frombuffer(data, np.uint8)
-            if not len(arr) or not sel.any():
+            if not used[b]:
                 continue
+            sel = slice(None) if used[b] == len(buf) else buf == b
+            arr = np.frombuffer(data, np.uint8)
             if offsets:
                 d0, dlen, t0, t1, *rest = (o[sel] for o in offsets)
                 v, k = parser(arr, start[sel] + d0, dlen, start[sel] + t0, start[sel] + t1, *rest)
@@ -250,13 +251,19 @@ class Batch:
             valid = length >= 0
         length = np.maximum(length, 0)
         src = self.collapsed if collapsed else self.buffers
-        if len(src) == 1:
-            out = views(np.frombuffer(src[0], np.uint8), start, length, 0)
+        only = None if valid is None or valid.all() else valid   # null rows need no view
+        used = np.bincount(buf if only is None else buf[only], minlength=len(src))
+        if used[0] == used.sum():   # the usual case: every string in the raw buffer
+            if only is None:
+                out = views(np.frombuffer(src[0], np.uint8), start, length, 0)
+            else:
+                out = np.zeros((len(start), 16), np.uint8)
+                out[only] = views(np.frombuffer(src[0], np.uint8), start[only], length[only], 0)
         else:
             out = np.zeros((len(start), 16), np.uint8)
             for b, data in enumerate(src):
-                sel = buf == b
-                if sel.any():
+                sel = buf == b if only is None else (buf == b) & only
+                if used[b]:
                     out[sel] = views(np.frombuffer(data, np.uint8), start[sel], length[sel], b)
         return view_array(out, [pa.py_buffer(d) for d in src], valid)
 
