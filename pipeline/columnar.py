@@ -52,7 +52,12 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
 # A shape, as the columns need it: flags, level code, the header/message offsets in bytes (for the
 # views and the timestamp), then the offsets in characters (for Python and DuckDB's substr).
 (_S_START, _S_CLOSER, _S_EMITS, _S_LEVEL, _S_T0, _S_T1, _S_M0, _S_KIND, _S_D0, _S_DLEN, _S_TM0, _S_TM1, _S_COMMA,
- _S_CHARS) = range(14)
+ _S_FACT, _S_CHARS) = range(15)
+
+
+def _fact_needles() -> tuple[str, ...]:
+    from pipeline.ingest import FACTS
+    return tuple(needle for needle, _ in FACTS.values())
 
 
 class ShapeCache:
@@ -73,7 +78,7 @@ class ShapeCache:
             self.keys.clear()
         parsed = line_shape(rep)
         if parsed is None:   # the Normalizer's: a segment starts here
-            row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, None)
+            row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, None)
         else:
             fam, level, t0, t1, m0, _opens, kind, d0, dlen, tm0, tm1, comma = parsed
             chars = (t0, t1, m0, d0, dlen, tm0, tm1, comma)
@@ -81,7 +86,10 @@ class ShapeCache:
                 b = (t0, t1, m0, d0, tm0, tm1)
             else:  # same bytes for every line of the shape: the non-digit characters are the same
                 b = tuple(len(rep[:p].encode("utf-8", "surrogatepass")) for p in (t0, t1, m0, d0, tm0, tm1))
-            row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], *b[:3], kind, b[3], dlen, *b[4:], comma, chars)
+            # may its message hold a fact Paddle prints about itself (ingest.FACTS)? The needles have
+            # no digits, so this holds for every line of the shape
+            fact = any(needle in rep[m0:t1] for needle in _fact_needles())
+            row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], *b[:3], kind, b[3], dlen, *b[4:], comma, fact, chars)
         self.rows[shape] = row
         return row
 
@@ -225,6 +233,7 @@ def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, 
         "text": text,
         "ingest_id": np.full(n, ingest_id, np.int32),
         "seq": file_idx.astype(np.int64) << 32 | line_no,
+        "facts": table[codes, _S_FACT].astype(bool),   # candidates for ingest's facts (not stored)
     })
 
 
@@ -465,6 +474,7 @@ def _segment_events(con, batch, rows: list[tuple], keys: list[str], ingest_id: i
         "text": pa.array([t if t != m else None for t, m in zip(cols[8], cols[7])], pa.string()).cast(pa.string_view()),
         "ingest_id": np.full(len(rows), ingest_id, np.int32),
         "seq": file_idx.astype(np.int64) << 32 | line_no,
+        "facts": np.array([any(n in m for n in _fact_needles()) for m in cols[7]], bool),
     })
     return table.cast(schema)
 

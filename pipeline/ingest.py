@@ -174,20 +174,23 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _facts_sql(relation: str = "batch") -> str:
-    """Per run and fact, the first value (in log order) Paddle printed, from the events relation: one
-    scan picks the candidate lines, a regex per fact runs on those only."""
-    needles = " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
-    hits = " UNION ALL ".join(
-        f"SELECT run_id, seq, '{name}' AS fact, rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.') AS v "
-        f"FROM candidates WHERE contains(message, '{needle}')" for name, (needle, pattern) in FACTS.items())
+def _facts_sql(relation: str = "batch", flagged: bool = False) -> str:
+    """Per run, the first value (in log order) of each fact Paddle printed, from the events relation:
+    one scan picks the candidate lines (or the relation's `facts` flags do: the columnar path knows
+    them per shape), a regex per fact runs on those only. One row per run, a column per fact."""
+    needles = "facts" if flagged else " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
+    values = ", ".join(
+        f"CASE WHEN contains(message, '{needle}') THEN rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.') "
+        f"END AS {name}" for name, (needle, pattern) in FACTS.items())
+    firsts = ", ".join(f"arg_min({name}, seq) FILTER (WHERE {name} <> '') AS {name}" for name in FACTS)
     # old Paddle prints a compute capability "61" for 6.1
     return f"""
-        WITH candidates AS (SELECT run_id, seq, message FROM {relation} WHERE {needles}),
-             hits AS ({hits})
-        SELECT run_id, fact, CASE WHEN fact = 'compute_capability' AND length(v) = 2 AND NOT contains(v, '.')
-                                  THEN v[1] || '.' || v[2] ELSE v END AS v
-        FROM (SELECT run_id, fact, arg_min(v, seq) AS v FROM hits WHERE v <> '' GROUP BY run_id, fact)"""
+        WITH candidates AS (SELECT run_id, seq, {values} FROM {relation} WHERE {needles}),
+             firsts AS (SELECT run_id, {firsts} FROM candidates GROUP BY run_id)
+        SELECT * REPLACE (CASE WHEN length(compute_capability) = 2 AND NOT contains(compute_capability, '.')
+                               THEN compute_capability[1] || '.' || compute_capability[2]
+                               ELSE compute_capability END AS compute_capability)
+        FROM firsts"""
 
 
 def aggregate(con, relation: str = "batch") -> dict:
@@ -198,7 +201,8 @@ def aggregate(con, relation: str = "batch") -> dict:
         SELECT run_id, file_id, message_key, level, kind, count(*) AS n, min(line_no) AS first_line,
                max(line_no) AS last_line, min(ts) AS first_ts, max(ts) AS last_ts, min(message) AS example
         FROM {relation} GROUP BY ALL""").to_arrow_table()
-    return {"fine": fine, "facts": con.sql(_facts_sql(relation)).to_arrow_table()}
+    flagged = "facts" in [c for (c, *_) in con.sql(f"DESCRIBE {relation}").fetchall()]
+    return {"fine": fine, "facts": con.sql(_facts_sql(relation, flagged)).to_arrow_table()}
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
@@ -260,11 +264,9 @@ def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore
             FROM (SELECT run_id, sum(n) n, min(first_ts) first_ts, max(last_ts) last_ts FROM batch_agg
                   GROUP BY run_id) s
             WHERE runs.run_id = s.run_id""", [ingest_id])
-        facts = ", ".join(f"max(v) FILTER (WHERE fact = '{k}') AS {k}" for k in FACTS)
         con.execute(f"""
             UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k})' for k in FACTS)}
-            FROM (SELECT run_id, {facts} FROM batch_facts GROUP BY run_id) f
-            WHERE runs.run_id = f.run_id""")
+            FROM batch_facts f WHERE runs.run_id = f.run_id""")
         return {f: int(n) for f, n in con.execute("SELECT file_id, sum(n) FROM batch_agg GROUP BY file_id").fetchall()}
     finally:
         for name in ("batch_masked", "batch_agg", "batch_facts"):
