@@ -55,9 +55,15 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
  _S_FACT, _S_CHARS) = range(15)
 
 
+_NEEDLES: tuple[str, ...] = ()
+
+
 def _fact_needles() -> tuple[str, ...]:
-    from pipeline.ingest import FACTS
-    return tuple(needle for needle, _ in FACTS.values())
+    global _NEEDLES
+    if not _NEEDLES:
+        from pipeline.ingest import FACTS
+        _NEEDLES = tuple(needle for needle, _ in FACTS.values())
+    return _NEEDLES
 
 
 class ShapeCache:

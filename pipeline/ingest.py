@@ -648,7 +648,7 @@ class _Committer:
     pyarrow's writer leave the GIL). A bounded queue keeps memory bounded; an error stops the
     writes that follow and is raised in the submitting thread (as a kill would: nothing partial)."""
 
-    def __init__(self, depth: int = 2):
+    def __init__(self, depth: int = 1):
         import queue
         import threading
         self.q: queue.Queue = queue.Queue(maxsize=depth)

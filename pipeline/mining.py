@@ -50,7 +50,21 @@ MASKS: list[tuple[str, str, tuple[str, ...]]] = [
     # container_..._01_000005, broadcast_0_piece0 ("sm_90", "conv2d_0.w_0", "blk_123" stay).
     ("ID", r"\b\w*_-?\d+_\w*", ("_-",) + tuple(f"_{d}" for d in range(10))),
 ]
+def _guard(guards: tuple[str, ...]):
+    """message -> whether a mask can match (its cheap substring guard); None: always try."""
+    if not guards:
+        return None
+    if len(guards) == 1:
+        g = guards[0]
+        return lambda m: g in m
+    if len(guards) == 2:
+        g0, g1 = guards
+        return lambda m: g0 in m or g1 in m
+    return lambda m: any(g in m for g in guards)
+
+
 _MASK_RES = [(f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS]
+_MASK_STEPS = [(token, pattern.sub, _guard(guards)) for token, pattern, guards in _MASK_RES]
 _DIGIT_BYTES = bytes.maketrans(b"0123456789", b"1111111111")
 _HAS_DIGIT = re.compile(r"\d").search
 
@@ -64,9 +78,9 @@ def collapse_digits(message: str) -> bytes:
 
 def mask(message: str) -> str:
     if _HAS_DIGIT(message) or "/" in message:
-        for token, pattern, guards in _MASK_RES:
-            if not guards or any(g in message for g in guards):
-                message = pattern.sub(token, message)
+        for token, sub, guard in _MASK_STEPS:
+            if guard is None or guard(message):
+                message = sub(token, message)
     return " ".join(message.split())
 
 
