@@ -67,21 +67,27 @@ def _fact_needles() -> tuple[str, ...]:
 
 
 class ShapeCache:
-    """digit-collapsed body -> shape row, and -> (message key, masked) once the mask cache holds the
-    shape's message (from then on every lookup of it returns that key). Bounded like MaskCache, and
-    its keys are dropped whenever the mask cache is cleared."""
+    """digit-collapsed body -> shape row, and -> message key once the mask cache holds the shape's
+    message (from then on every lookup of it returns that key; `masked` has each key's text).
+    Bounded: past max_size the older half is forgotten (it costs a re-parse if it comes back); the
+    keys are dropped whenever the mask cache is cleared."""
 
-    def __init__(self, max_size: int = 500_000):
+    def __init__(self, max_size: int = 200_000):
         self.max_size = max_size
         self.rows: dict[str, tuple] = {}
-        self.keys: dict[str, tuple[str, str]] = {}
+        self.keys: dict[str, str] = {}
+        self.masked: dict[str, str] = {}
         self.generation = 0
+
+    def forget_older(self) -> None:
+        from itertools import islice
+        keep = self.max_size // 2
+        self.rows = dict(islice(self.rows.items(), len(self.rows) - keep, None))
+        self.keys = {s: k for s, k in self.keys.items() if s in self.rows}
+        self.masked = {k: self.masked[k] for k in set(self.keys.values())}
 
     def row(self, shape: str, rep: str) -> tuple:
         """The shape row of a shape never seen, from one line of it (parsed by normalize.line_shape)."""
-        if len(self.rows) > self.max_size:
-            self.rows.clear()
-            self.keys.clear()
         parsed = line_shape(rep)
         if parsed is None:   # the Normalizer's: a segment starts here
             row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, None)
@@ -126,6 +132,7 @@ class Prepared:
     in_segment: np.ndarray
     segment_rows: list[tuple]
     lookups: list[tuple]             # (position, message, 0 shape / 1 segment event, index), in log order
+    known: dict                      # shape index -> (key, masked) of the shapes keyed before
     masked_ahead: object = dict
 
     def messages(self) -> list[str]:
@@ -150,7 +157,10 @@ def prepare(batch: envelope.Batch, chunk_lines: int, shapes: ShapeCache, generat
     info = [shapes.rows.get(s) for s in distinct]
     if shapes.generation != generation:
         shapes.keys.clear()
+        shapes.masked.clear()
         shapes.generation = generation
+    if len(shapes.rows) > shapes.max_size:
+        shapes.forget_older()
     known = shapes.keys
     need = [i for i, (s, r) in enumerate(zip(distinct, info)) if r is None or (r[_S_EMITS] and s not in known)]
     reps = dict(zip(need, batch.strings("body", rows[first[need]]).cast(pa.string()).to_pylist())) if need else {}
@@ -171,27 +181,30 @@ def prepare(batch: envelope.Batch, chunk_lines: int, shapes: ShapeCache, generat
     lookups = [(int(position[pos]), message, 0, i) for pos, message, i in unkeyed]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
-    return Prepared(batch, rows, codes, distinct, info, table, refs, in_segment, segment_rows, lookups, masked_ahead)
+    keyed = {i: (known[s], shapes.masked[known[s]]) for i, (s, r) in enumerate(zip(distinct, info))
+             if r[_S_EMITS] and s in known}
+    return Prepared(batch, rows, codes, distinct, info, table, refs, in_segment, segment_rows, lookups, keyed,
+                    masked_ahead)
 
 
 def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shapes: ShapeCache, ingest_id: int):
     """A prepared batch and the keys of its lookups -> (events, {message_key: masked}, bad files)."""
     batch, info, distinct = prep.batch, prep.info, prep.distinct
-    known = shapes.keys
     masked_of = dict(masked_of)
+    keyed = dict(prep.known)   # the shapes keyed before this batch, then those keyed by its lookups
     event_keys = [None] * len(prep.segment_rows)
     for (_, _, kind, ref), key in zip(prep.lookups, keys):
         if kind == 1:
             event_keys[ref] = key
         else:
-            known[distinct[ref]] = (key, masked_of[key])
+            keyed[ref] = (key, masked_of[key])
+            shapes.keys[distinct[ref]] = key
+            shapes.masked[key] = masked_of[key]
     key_names: dict[str, int] = {}
     key_of_shape = np.full(len(info), -1, np.int32)
-    for i, (s, r) in enumerate(zip(distinct, info)):
-        if r[_S_EMITS]:
-            key, masked = known[s]
-            key_of_shape[i] = key_names.setdefault(key, len(key_names))
-            masked_of[key] = masked
+    for i, (key, masked) in keyed.items():
+        key_of_shape[i] = key_names.setdefault(key, len(key_names))
+        masked_of[key] = masked
     emits = prep.table[prep.codes, _S_EMITS].astype(bool)
     picked = np.flatnonzero(emits & ~prep.in_segment)
     events = _line_events(con, batch, prep.rows[picked], prep.codes[picked], prep.table, info, key_of_shape,

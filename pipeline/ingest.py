@@ -803,7 +803,12 @@ def ingest(source: str, db: str, params: dict | None = None,
         clock = _Clock(summary.cpu)
         cpu_started = time.process_time()
         with clock("discover"):
-            runs, problems = sources.discover(source)
+            gc.disable()   # hundreds of thousands of long-lived objects, no cycles: nothing to collect
+            try:
+                runs, problems = sources.discover(source)
+            finally:
+                gc.enable()
+            gc.freeze()    # and later collections need not look at them again
         summary.runs = len(runs)
         summary.new_runs = _upsert_runs(con, runs, ingest_id)
         if problems:
@@ -840,6 +845,7 @@ def ingest(source: str, db: str, params: dict | None = None,
                      summary.problems, ingest_id])
         return summary
     finally:
+        gc.unfreeze()
         gc.set_threshold(*gc_thresholds)
         if own:
             con.close()

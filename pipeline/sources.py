@@ -70,7 +70,7 @@ INVENTORY_COLUMNS = ["host", "gpu_model", "driver_version", "cuda_driver_max", "
 ZERO_TIME_PREFIX = "0001-01-01"  # docker's "never"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a fleet has hundreds of thousands of them
 class LogFile:
     path: str          # fsspec URL or local path
     fmt: str           # "docker" | "cri" | "plain"
@@ -80,7 +80,7 @@ class LogFile:
     mtime: float | None = field(default=None, compare=False)  # modification time (epoch s) if known
 
 
-@dataclass
+@dataclass(slots=True)
 class Run:
     run_id: str        # path of the run relative to root, rotation suffixes removed
     host: str
