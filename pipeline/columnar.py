@@ -37,6 +37,8 @@ from pipeline.normalize import DATE_MD, LineChunk, Normalizer, line_shape
 BATCH_BYTES = 32 << 20      # raw bytes per batch: bounds memory, amortises the per-batch cost
 LEVELS = [None, "DEBUG", "INFO", "WARNING", "ERROR", "FATAL"]
 _LEVEL_CODE = {v: i for i, v in enumerate(LEVELS)}
+KINDS = ["line", "py_traceback", "cpp_traceback", "error_summary"]
+_KIND_CODE = {v: i for i, v in enumerate(KINDS)}
 _DIGITS_TO_ONE = bytes.maketrans(b"0123456789", b"1111111111")
 
 
@@ -205,13 +207,16 @@ def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shap
     for i, (key, masked) in keyed.items():
         key_of_shape[i] = key_names.setdefault(key, len(key_names))
         masked_of[key] = masked
+    segment_keys = np.array([key_names.setdefault(k, len(key_names)) for k in event_keys], np.int32)
+    # one dictionary per column for the whole batch: codes mean the same in both tables
+    names = list(key_names)
     emits = prep.table[prep.codes, _S_EMITS].astype(bool)
     picked = np.flatnonzero(emits & ~prep.in_segment)
     events = _line_events(con, batch, prep.rows[picked], prep.codes[picked], prep.table, info, key_of_shape,
-                          list(key_names), prep.refs, ingest_id)
+                          names, prep.refs, ingest_id)
     if prep.segment_rows:
-        events = pa.concat_tables([events, _segment_events(con, batch, prep.segment_rows, event_keys, ingest_id,
-                                                           events.schema)])
+        events = pa.concat_tables([events, _segment_events(con, batch, prep.segment_rows, segment_keys, names,
+                                                           ingest_id, events.schema)])
     return events, masked_of, list(batch.bad_files)
 
 
@@ -238,6 +243,7 @@ def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, 
     level = table[codes, _S_LEVEL]
     stream = batch.stream[rows]
     files = batch.files
+    keys = key_of_shape[codes]
     return pa.table({
         "run_id": _dictionary(file_idx, [p.run.run_id for p in files]),
         "file_id": _dictionary(file_idx, [p.file_id for p in files]),
@@ -246,14 +252,21 @@ def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, 
         "ts": _timestamps(con, batch, rows, codes, table, info, refs),
         "stream": _dictionary(stream, list(envelope.STREAMS), stream > 0),
         "level": _dictionary(level, LEVELS, level > 0),
-        "kind": _dictionary(np.zeros(n, np.int32), ["line"]),
-        "message_key": _dictionary(key_of_shape[codes], key_names),
+        "kind": _dictionary(np.zeros(n, np.int32), KINDS),
+        "message_key": _dictionary(keys, key_names),
         "message": message,
         "text": text,
         "ingest_id": np.full(n, ingest_id, np.int32),
         "seq": file_idx.astype(np.int64) << 32 | line_no,
-        "facts": table[codes, _S_FACT].astype(bool),   # candidates for ingest's facts (not stored)
+        # not stored: candidates for ingest's facts, and the dictionary codes aggregate() groups by
+        "facts": table[codes, _S_FACT].astype(bool),
+        **_codes(file_idx, keys, level, np.zeros(n, np.int32)),
     })
+
+
+def _codes(file_idx, keys, level, kind) -> dict:
+    return {"_f": file_idx.astype(np.int32), "_k": keys.astype(np.int32), "_l": level.astype(np.int32),
+            "_kd": kind.astype(np.int32)}
 
 
 # Year of a year-less header date (GLOG "1129", "[11/29 ...]"), from the reference envelope ts of
@@ -464,16 +477,15 @@ def _normalize_segments(batch, segments: list[tuple], refs: _Refs) -> tuple[list
         i = j
     return rows, back
 
-def _segment_events(con, batch, rows: list[tuple], keys: list[str], ingest_id: int, schema: pa.Schema) -> pa.Table:
+def _segment_events(con, batch, rows: list[tuple], keys: np.ndarray, key_names: list[str], ingest_id: int,
+                    schema: pa.Schema) -> pa.Table:
     cols = list(zip(*rows))
     file_idx = np.array(cols[0], np.int32)
     line_no = np.array(cols[1], np.int64)
     files = batch.files
     level_code = np.array([_LEVEL_CODE[v] for v in cols[5]], np.int32)
     stream = np.array([envelope.STREAMS.index(s) for s in cols[4]], np.int32)
-    kinds = sorted(set(cols[6]))
-    key_names = sorted(set(keys))
-    key_index = {k: i for i, k in enumerate(key_names)}
+    kind = np.array([_KIND_CODE[k] for k in cols[6]], np.int32)
     con.register("segment_ts", pa.table({"ts": pa.array(cols[3], pa.string())}))
     try:
         ts = con.sql("SELECT TRY_CAST(ts AS TIMESTAMP) AS ts FROM segment_ts").to_arrow_table().column(0)
@@ -487,13 +499,14 @@ def _segment_events(con, batch, rows: list[tuple], keys: list[str], ingest_id: i
         "ts": ts.combine_chunks(),
         "stream": _dictionary(stream, [None, "stdout", "stderr"], stream > 0),
         "level": _dictionary(level_code, LEVELS, level_code > 0),
-        "kind": _dictionary(np.array([kinds.index(k) for k in cols[6]], np.int32), kinds),
-        "message_key": _dictionary(np.array([key_index[k] for k in keys], np.int32), key_names),
+        "kind": _dictionary(kind, KINDS),
+        "message_key": _dictionary(keys, key_names),
         "message": pa.array(cols[7], pa.string()).cast(pa.string_view()),
         "text": pa.array([t if t != m else None for t, m in zip(cols[8], cols[7])], pa.string()).cast(pa.string_view()),
         "ingest_id": np.full(len(rows), ingest_id, np.int32),
         "seq": file_idx.astype(np.int64) << 32 | line_no,
         "facts": np.array([any(n in m for n in _fact_needles()) for m in cols[7]], bool),
+        **_codes(file_idx, keys, level_code, kind),
     })
     return table.cast(schema)
 

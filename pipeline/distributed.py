@@ -81,7 +81,7 @@ def finish_task(token: str, keys: list[str], masked_of: dict, ingest_id: int, ro
     with duckdb.connect(config={"memory_limit": "256MB", "threads": 1}) as con:
         events, masked_of, _ = columnar.finish(con, prep, keys, masked_of, state["shapes"], ingest_id)
         con.register("batch", events)
-        agg = aggregate(con, "batch")
+        agg = aggregate(con, "batch", events)
     if root is None:
         return events, agg, masked_of
     written = eventstore.EventStore(root).write(events.select(list(eventstore.COLUMNS)), rel) \

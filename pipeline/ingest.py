@@ -193,14 +193,26 @@ def _facts_sql(relation: str = "batch", flagged: bool = False) -> str:
         FROM firsts"""
 
 
-def aggregate(con, relation: str = "batch") -> dict:
+def aggregate(con, relation: str = "batch", events=None) -> dict:
     """What a batch's commit needs from its events, as small Arrow tables: one row per run, file,
     message, level and kind (counts, lines, times, the smallest raw message), and the facts. Made
-    where the events are (this process, or a Dask worker next to the file it wrote)."""
-    fine = con.sql(f"""
-        SELECT run_id, file_id, message_key, level, kind, count(*) AS n, min(line_no) AS first_line,
-               max(line_no) AS last_line, min(ts) AS first_ts, max(ts) AS last_ts, min(message) AS example
-        FROM {relation} GROUP BY ALL""").to_arrow_table()
+    where the events are (this process, or a Dask worker next to the file it wrote). A columnar
+    batch (`events`, its Arrow table) is grouped by its dictionary codes, names joined after."""
+    sums = ("count(*) AS n, min(line_no) AS first_line, max(line_no) AS last_line, min(ts) AS first_ts, "
+            "max(ts) AS last_ts, min(message) AS example")
+    if events is not None and "_k" in events.column_names:
+        import pyarrow as pa
+        codes = con.sql(f"SELECT _f, _k, _l, _kd, {sums} FROM {relation} GROUP BY ALL").to_arrow_table()
+        names = {c: events.column(c).chunk(0).dictionary for c in ("run_id", "file_id", "message_key", "kind")}
+        fine = pa.table({
+            "run_id": names["run_id"].take(codes.column("_f")), "file_id": names["file_id"].take(codes.column("_f")),
+            "message_key": names["message_key"].take(codes.column("_k")),
+            "level": pa.array(columnar.LEVELS, pa.string()).take(codes.column("_l")),   # code 0: no level
+            "kind": names["kind"].take(codes.column("_kd")),
+            **{c: codes.column(c) for c in ("n", "first_line", "last_line", "first_ts", "last_ts", "example")}})
+    else:
+        fine = con.sql(f"SELECT run_id, file_id, message_key, level, kind, {sums} FROM {relation} GROUP BY ALL"
+                       ).to_arrow_table()
     flagged = "facts" in [c for (c, *_) in con.sql(f"DESCRIBE {relation}").fetchall()]
     return {"fine": fine, "facts": con.sql(_facts_sql(relation, flagged)).to_arrow_table()}
 
@@ -695,6 +707,8 @@ def _commit_columnar(con, ingest_id: int, files: list[envelope.Planned], events,
     if events is not None:
         con.register("batch", events)
     try:
+        if agg is None and events is not None:
+            agg = aggregate(con, "batch", events)
         with store.transaction(con):
             counts = write_batch(con, ingest_id, masked_of, sink, written, agg)
             rows = []
