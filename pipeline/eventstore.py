@@ -243,13 +243,12 @@ def next_name(con, es: EventStore, folder: str) -> str:
 
 
 class Sink:
-    """Where one ingest puts its batches' events: a new file each (or rows of a row store). A file
-    can be written ahead, in a thread (pyarrow's writer leaves the GIL), while the next batch is
-    normalized; it joins `events` when `register` runs in the batch's transaction."""
+    """Where one ingest puts its batches' events: a new file each (or rows of a row store). The
+    file can be written by another thread or process (`write`); it joins `events` when `register`
+    runs in the batch's transaction."""
 
     def __init__(self, es: EventStore | None, ingest_id: int):
         self.es, self.ingest_id, self.parts = es, ingest_id, 0
-        self._pool = None
         self.cpu = 0.0   # seconds spent writing files (in whichever thread)
 
     def next_name(self) -> str:
@@ -270,13 +269,6 @@ class Sink:
         finally:
             self.cpu += time.thread_time() - t
 
-    def submit(self, events: pa.Table):
-        """write() in the writer thread; .result() gives what register() takes."""
-        from concurrent.futures import ThreadPoolExecutor
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="logml-write")
-        return self._pool.submit(self.write, events)
-
     def register(self, con, written) -> None:
         """Inside the caller's transaction: the commit makes the batch part of `events`."""
         if isinstance(written, Written):
@@ -287,14 +279,6 @@ class Sink:
                 con.execute(f"INSERT INTO events SELECT {', '.join(COLUMNS)} FROM _sink_events")
             finally:
                 con.unregister("_sink_events")
-
-    def put(self, con, events: pa.Table) -> None:
-        self.register(con, self.write(events))
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
 
 
 # ----------------------------------------------------------------------------- per-run message counts

@@ -635,7 +635,6 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
         finally:
             committer.close()
             ahead.close()
-            writer.sink.close()
             private.close()
     return consume
 

@@ -104,7 +104,7 @@ def _events_to_parquet(con: duckdb.DuckDBPyConnection, events: str) -> None:
                 batch = reader.read_next_batch()
             except StopIteration:
                 break
-            written.append((ingest_id, es.write(pa_table(batch), f"ingest-{ingest_id:06d}/part-{part:05d}.parquet")))
+            written.append((ingest_id, es.write(_table(batch), f"ingest-{ingest_id:06d}/part-{part:05d}.parquet")))
             part += 1
     con.execute("DROP TABLE events")
     for ingest_id, w in written:
@@ -113,7 +113,7 @@ def _events_to_parquet(con: duckdb.DuckDBPyConnection, events: str) -> None:
     eventstore.refresh_view(con, es)
 
 
-def pa_table(batch):
+def _table(batch):
     import pyarrow as pa
     return pa.Table.from_batches([batch])
 
