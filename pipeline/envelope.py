@@ -268,9 +268,14 @@ class Batch:
         return view_array(out, [pa.py_buffer(d) for d in src], valid)
 
 
-def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES) -> Batch:
-    """Raw bytes of the files -> Batch (safe in a reader thread: numpy and a private DuckDB)."""
-    buf = b"".join([*(p.data for p in files), bytes(PAD)])
+def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES, buffer: bytearray | None = None) -> Batch:
+    """Raw bytes of the files -> Batch (safe in a reader thread: numpy and a private DuckDB).
+    `buffer`: the files' bytes already in one buffer, in order (their .data emptied)."""
+    if buffer is None:
+        buf = b"".join([*(p.data for p in files), bytes(PAD)])
+    else:
+        buffer += bytes(PAD)
+        buf = buffer
     for p in files:  # the buffer holds them now (memory stays bounded)
         p.data = b""
     full = np.frombuffer(buf, np.uint8)            # word reads may run into the padding
