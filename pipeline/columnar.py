@@ -23,6 +23,7 @@ back to the line-by-line path, which reports problems; tests check both build id
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,9 @@ def collapse_digits(strings: pa.Array) -> pa.Array:
 # views and the timestamp), then the offsets in characters (for Python and DuckDB's substr).
 (_S_START, _S_CLOSER, _S_EMITS, _S_LEVEL, _S_T0, _S_T1, _S_M0, _S_KIND, _S_D0, _S_DLEN, _S_TM0, _S_TM1, _S_COMMA,
  _S_FACT, _S_CHARS) = range(15)
+_C_T0, _C_T1, _C_M0, _C_D0, _C_DLEN, _C_TM0, _C_TM1, _C_COMMA = range(_S_CHARS, _S_CHARS + 8)
+_S_WIDTH = _S_CHARS + 8
+_ROW = struct.Struct(f"<{_S_WIDTH}i")   # a shape row, packed: 88 bytes a shape in the cache
 
 
 _NEEDLES: tuple[str, ...] = ()
@@ -92,7 +96,7 @@ class ShapeCache:
         """The shape row of a shape never seen, from one line of it (parsed by normalize.line_shape)."""
         parsed = line_shape(rep)
         if parsed is None:   # the Normalizer's: a segment starts here
-            row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, None)
+            row = (True, False, False, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, (0,) * 8)
         else:
             fam, level, t0, t1, m0, _opens, kind, d0, dlen, tm0, tm1, comma = parsed
             chars = (t0, t1, m0, d0, dlen, tm0, tm1, comma)
@@ -104,8 +108,9 @@ class ShapeCache:
             # no digits, so this holds for every line of the shape
             fact = any(needle in rep[m0:t1] for needle in _fact_needles())
             row = (False, fam != 0, t1 > t0, _LEVEL_CODE[level], *b[:3], kind, b[3], dlen, *b[4:], comma, fact, chars)
-        self.rows[shape] = row
-        return row
+        packed = _ROW.pack(*row[:_S_CHARS], *row[_S_CHARS])
+        self.rows[shape] = packed
+        return packed
 
 
 def normalize_batch(con, batch: envelope.Batch, chunk_lines: int, masks: MaskCache, shapes: ShapeCache,
@@ -128,8 +133,7 @@ class Prepared:
     rows: np.ndarray                 # the batch's lines that are read here (bad files' are not)
     codes: np.ndarray                # shape of each of those lines
     distinct: list[str]              # the shapes
-    info: list[tuple]                # their shape rows
-    table: np.ndarray                # the same as numbers
+    table: np.ndarray                # their shape rows (ShapeCache), one row each
     refs: "_Refs"
     in_segment: np.ndarray
     segment_rows: list[tuple]
@@ -156,24 +160,27 @@ def prepare(batch: envelope.Batch, chunk_lines: int, shapes: ShapeCache, generat
     batch.collapsed = None   # only the shapes needed it (memory stays bounded)
     first = np.empty(len(distinct), np.int64)
     first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
-    info = [shapes.rows.get(s) for s in distinct]
     if shapes.generation != generation:
         shapes.keys.clear()
         shapes.masked.clear()
         shapes.generation = generation
     if len(shapes.rows) > shapes.max_size:
         shapes.forget_older()
+    info = [shapes.rows.get(s) for s in distinct]
     known = shapes.keys
-    need = [i for i, (s, r) in enumerate(zip(distinct, info)) if r is None or (r[_S_EMITS] and s not in known)]
-    reps = dict(zip(need, batch.strings("body", rows[first[need]]).cast(pa.string()).to_pylist())) if need else {}
-    for i in need:
-        if info[i] is None:
-            info[i] = shapes.row(distinct[i], reps[i])
+    is_known = np.fromiter((s in known for s in distinct), bool, len(distinct))
+    new = [i for i, r in enumerate(info) if r is None]
+    reps = dict(zip(new, batch.strings("body", rows[first[new]]).cast(pa.string()).to_pylist())) if new else {}
+    for i in new:
+        info[i] = shapes.row(distinct[i], reps[i])
+    table = np.frombuffer(b"".join(info), np.int32).reshape(len(info), _S_WIDTH).astype(np.int64)
     # shapes whose message key is not known yet: looked up in log order with the segments
-    unkeyed = [(int(first[i]), reps[i][info[i][_S_CHARS][2]:info[i][_S_CHARS][1]], i) for i in need
-               if info[i][_S_EMITS] and distinct[i] not in known]
+    unkeyed_at = np.flatnonzero(table[:, _S_EMITS].astype(bool) & ~is_known).tolist()
+    missing = [i for i in unkeyed_at if i not in reps]
+    if missing:
+        reps.update(zip(missing, batch.strings("body", rows[first[missing]]).cast(pa.string()).to_pylist()))
+    unkeyed = [(int(first[i]), reps[i][table[i, _C_M0]:table[i, _C_T1]], i) for i in unkeyed_at]
     masked_ahead = submit([m for _, m, _ in sorted(unkeyed)]) if submit else dict
-    table = np.array([r[:_S_CHARS] for r in info], np.int64).reshape(len(info), _S_CHARS)
     start, closer = (table[codes, c].astype(bool) for c in (_S_START, _S_CLOSER))
     refs = _Refs(batch, rows, chunk_lines)
     in_segment, segments = _segments(batch, rows, start, closer)
@@ -183,15 +190,15 @@ def prepare(batch: envelope.Batch, chunk_lines: int, shapes: ShapeCache, generat
     lookups = [(int(position[pos]), message, 0, i) for pos, message, i in unkeyed]
     lookups += [((r[0] << 32) + r[1], r[7], 1, k) for k, r in enumerate(segment_rows)]
     lookups.sort(key=_first)
-    keyed = {i: (known[s], shapes.masked[known[s]]) for i, (s, r) in enumerate(zip(distinct, info))
-             if r[_S_EMITS] and s in known}
-    return Prepared(batch, rows, codes, distinct, info, table, refs, in_segment, segment_rows, lookups, keyed,
+    keyed = {i: (known[distinct[i]], shapes.masked[known[distinct[i]]])
+             for i in np.flatnonzero(table[:, _S_EMITS].astype(bool) & is_known).tolist()}
+    return Prepared(batch, rows, codes, distinct, table, refs, in_segment, segment_rows, lookups, keyed,
                     masked_ahead)
 
 
 def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shapes: ShapeCache, ingest_id: int):
     """A prepared batch and the keys of its lookups -> (events, {message_key: masked}, bad files)."""
-    batch, info, distinct = prep.batch, prep.info, prep.distinct
+    batch, distinct = prep.batch, prep.distinct
     masked_of = dict(masked_of)
     keyed = dict(prep.known)   # the shapes keyed before this batch, then those keyed by its lookups
     event_keys = [None] * len(prep.segment_rows)
@@ -203,7 +210,7 @@ def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shap
             shapes.keys[distinct[ref]] = key
             shapes.masked[key] = masked_of[key]
     key_names: dict[str, int] = {}
-    key_of_shape = np.full(len(info), -1, np.int32)
+    key_of_shape = np.full(len(distinct), -1, np.int32)
     for i, (key, masked) in keyed.items():
         key_of_shape[i] = key_names.setdefault(key, len(key_names))
         masked_of[key] = masked
@@ -212,7 +219,7 @@ def finish(con, prep: Prepared, keys: list[str], masked_of: dict[str, str], shap
     names = list(key_names)
     emits = prep.table[prep.codes, _S_EMITS].astype(bool)
     picked = np.flatnonzero(emits & ~prep.in_segment)
-    events = _line_events(con, batch, prep.rows[picked], prep.codes[picked], prep.table, info, key_of_shape,
+    events = _line_events(con, batch, prep.rows[picked], prep.codes[picked], prep.table, key_of_shape,
                           names, prep.refs, ingest_id)
     if prep.segment_rows:
         events = pa.concat_tables([events, _segment_events(con, batch, prep.segment_rows, segment_keys, names,
@@ -231,7 +238,7 @@ def _dictionary(indices: np.ndarray, values: list, valid: np.ndarray | None = No
     return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=mask), pa.array(values, pa.string()))
 
 
-def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, refs, ingest_id) -> pa.Table:
+def _line_events(con, batch, rows, codes, table, key_of_shape, key_names, refs, ingest_id) -> pa.Table:
     """The events of single lines: views into the batch buffer at their shapes' offsets."""
     n = len(rows)
     t0, t1, m0 = (table[codes, c] for c in (_S_T0, _S_T1, _S_M0))
@@ -249,7 +256,7 @@ def _line_events(con, batch, rows, codes, table, info, key_of_shape, key_names, 
         "file_id": _dictionary(file_idx, [p.file_id for p in files]),
         "line_no": line_no,
         "n_lines": np.ones(n, np.int32),
-        "ts": _timestamps(con, batch, rows, codes, table, info, refs),
+        "ts": _timestamps(con, batch, rows, codes, table, refs),
         "stream": _dictionary(stream, list(envelope.STREAMS), stream > 0),
         "level": _dictionary(level, LEVELS, level > 0),
         "kind": _dictionary(np.zeros(n, np.int32), KINDS),
@@ -298,7 +305,7 @@ FROM y ORDER BY i
 """
 
 
-def _timestamps(con, batch, rows, codes, table, info, refs) -> pa.Array:
+def _timestamps(con, batch, rows, codes, table, refs) -> pa.Array:
     """Event ts: the envelope's, or the header's (what normalize.shape_ts computes): by position for
     the usual forms (tsparse), cast by DuckDB for the others."""
     n = len(rows)
@@ -328,15 +335,14 @@ def _timestamps(con, batch, rows, codes, table, info, refs) -> pa.Array:
         us[e], ok[e] = eu, eok
     rest = np.flatnonzero(~ok)
     if len(rest):   # DuckDB reads what tsparse does not take: its result, whatever it is
-        us[rest], ok[rest] = _timestamps_sql(con, batch, rows[rest], codes[rest], table, info, refs, use_env[rest])
+        us[rest], ok[rest] = _timestamps_sql(con, batch, rows[rest], codes[rest], table, refs, use_env[rest])
     return pa.Array.from_buffers(pa.timestamp("us"), n, [pa.py_buffer(np.packbits(ok, bitorder="little"))
                                                          if not ok.all() else None, pa.py_buffer(us)])
 
 
-def _timestamps_sql(con, batch, rows, codes, table, info, refs, env_only):
+def _timestamps_sql(con, batch, rows, codes, table, refs, env_only):
     kind = np.where(env_only, 0, table[codes, _S_KIND])
-    chars = np.array([r[_S_CHARS] if r[_S_CHARS] is not None else (0,) * 8 for r in info], np.int64)
-    d0, dlen, tm0, tm1, comma = (chars[codes, k] for k in (3, 4, 5, 6, 7))
+    d0, dlen, tm0, tm1, comma = (table[codes, k] for k in (_C_D0, _C_DLEN, _C_TM0, _C_TM1, _C_COMMA))
     ref_line = refs.line_of(batch, rows)
     lines = pa.table({
         "i": np.arange(len(rows), dtype=np.int64), "date_kind": kind.astype(np.int8),
