@@ -532,12 +532,14 @@ def _work_items(files, manifest, params):
         yield "batch", envelope.decode(batch, cap, buffer)
 
 
-def _prefetched(items, depth: int = 1):
-    """Run a generator in a thread, `depth` items ahead: files are read and decoded (I/O, Arrow,
-    DuckDB on its own connection: no GIL) while this thread writes the previous batch."""
+def _prefetched(items):
+    """Run a generator in a thread, one item ahead: files are read and decoded (I/O, numpy, DuckDB
+    on its own connection: little GIL) while this thread normalizes the batch before. The next
+    item is made only once this one is taken: two batches, not three, are in memory here."""
     import queue
     import threading
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue = queue.Queue(maxsize=1)
+    taken = threading.Semaphore(0)
     done = object()
     stop = threading.Event()
 
@@ -547,6 +549,7 @@ def _prefetched(items, depth: int = 1):
                 if stop.is_set():
                     return
                 q.put(item)
+                taken.acquire()
             q.put(done)
         except BaseException as exc:  # handed to the consumer, raised there
             q.put(exc)
@@ -556,6 +559,7 @@ def _prefetched(items, depth: int = 1):
     try:
         while True:
             item = q.get()
+            taken.release()
             if item is done:
                 return
             if isinstance(item, BaseException):
@@ -563,7 +567,8 @@ def _prefetched(items, depth: int = 1):
             yield item
     finally:
         stop.set()
-        while thread.is_alive():  # unblock a producer waiting on a full queue
+        while thread.is_alive():  # unblock a producer waiting to hand an item over
+            taken.release()
             try:
                 q.get_nowait()
             except queue.Empty:
@@ -660,10 +665,11 @@ class _Committer:
     pyarrow's writer leave the GIL). A bounded queue keeps memory bounded; an error stops the
     writes that follow and is raised in the submitting thread (as a kill would: nothing partial)."""
 
-    def __init__(self, depth: int = 1):
+    def __init__(self):
         import queue
         import threading
-        self.q: queue.Queue = queue.Queue(maxsize=depth)
+        self.q: queue.Queue = queue.Queue()
+        self.free = threading.Semaphore(1)   # one job at a time in here: one batch in memory
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="logml-commit", daemon=True)
         self.thread.start()
@@ -679,6 +685,7 @@ class _Committer:
             except BaseException as exc:  # handed to the submitter
                 self.error = exc
             finally:
+                self.free.release()
                 self.q.task_done()
 
     def _check(self) -> None:
@@ -686,6 +693,7 @@ class _Committer:
             raise self.error
 
     def submit(self, job) -> None:
+        self.free.acquire()
         self._check()
         self.q.put(job)
 
@@ -694,6 +702,7 @@ class _Committer:
         self._check()
 
     def close(self) -> None:
+        self.free.acquire()
         self.q.put(None)
         self.thread.join()
 
@@ -730,11 +739,14 @@ def _commit_columnar(con, ingest_id: int, files: list[envelope.Planned], events,
 
 
 def _few_arenas() -> None:
-    """glibc gives every thread its own malloc arena; the reader, the committer and DuckDB's
-    threads each kept tens of MB of freed batch memory (peak RSS grew with the corpus)."""
+    """Keep glibc from holding freed batch memory: every thread got its own malloc arena, and the
+    threshold above which a block is mmap-ed (so handed back when freed) grew with each big free,
+    so later batches were carved out of a heap that never shrank (peak RSS grew with the corpus)."""
     try:
         import ctypes
-        ctypes.CDLL("libc.so.6").mallopt(-8, 2)   # M_ARENA_MAX
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-8, 2)            # M_ARENA_MAX
+        libc.mallopt(-3, 1 << 20)      # M_MMAP_THRESHOLD: fixed, 1 MB
     except (OSError, AttributeError):  # not glibc
         pass
 
