@@ -230,3 +230,24 @@ def test_compact_cli(tmp_path):
                          check=True, cwd=ROOT, capture_output=True, text=True)
     result = json.loads(out.stdout)
     assert result["compaction"]["merged"] > 1 and result["files"] == 1
+
+
+def test_nightly_retention_keeps_runs_messages_templates_counts_and_predictions(tmp_path):
+    root = make_fleet(tmp_path / "fleet", runs=9, lines=120, seed=12)
+    params = params_for(tmp_path, "kept", rows=False)
+    db = tmp_path / "kept.duckdb"
+    run_nightly(str(root), str(db), params)
+    before = snapshot(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        predictions = con.execute(PREDICTIONS).fetchall()
+    # keep "the last -36500 days": a cutoff a century from now, whatever the clock says: all is old
+    params["events"] = {**params["events"], "keep_days": -36500}
+    again = run_nightly(str(root), str(db), params)
+    assert again.ingest.lines == 0
+    after = snapshot(db)
+    assert not after["events"] and before["events"]
+    for table in ("runs", "files", "messages", "templates", "message_counts"):
+        assert after[table] == before[table], table
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute(PREDICTIONS).fetchall() == predictions and len(predictions) == 9
+        assert con.execute("SELECT count(*) FROM event_files").fetchall() == [(0,)]
