@@ -41,7 +41,7 @@ capture: $(STAMP)
 	$(BIN)/python scenarios/capture.py
 
 clean:
-	rm -rf $(DB) $(DB).wal $(DB).lock reports mlflow.db
+	rm -rf $(DB) $(DB).wal $(DB).lock $(DB:.duckdb=.events) reports mlflow.db
 
 ## Rebuild the embedded sample fleet: a simulated fleet beside the captured logs (data/raw/capture01).
 sample: $(STAMP)

@@ -1,13 +1,20 @@
-"""Ingest throughput vs plain Drain3, in one run, on a simulated corpus.
+"""Ingest throughput vs plain Drain3, in one run, on a simulated corpus; the Dask engine beside it.
 
     .venv/bin/python bench/ingest.py [--lines 1000000] [--keep]
     .venv/bin/python bench/ingest.py --lines 1000000,10000000,30000000     # the scaling curve
+    .venv/bin/python bench/ingest.py --lines 10000000 --engines local --repeat 3 --floor
 
+Per size:
 1. simulates a fleet big enough for --lines physical lines (cached under bench/out/),
-2. runs `logml ingest` on it in a child process (fresh warehouse) and reads its peak RSS,
+2. runs `logml ingest` on it in a child process (fresh warehouse) per engine: local, and dask on a
+   2-worker LocalCluster; reads its peak RSS and CPU seconds per stage (best of --repeat runs;
+   this 2-core machine is shared, so every run's figure is printed too),
 3. runs plain Drain3 (`TemplateMiner.add_log_message` per message, no masking, default
-   settings) over the same header-stripped messages the ingest stored,
-and prints lines/s for both, their ratio and the ingest's peak RSS (per size: a scaling curve).
+   settings) over the same header-stripped messages the ingest stored, in the same run,
+4. prints bytes on disk per line of the new store (DuckDB catalog + Parquet event files), and for
+   sizes up to --row-store-max the row store's (events as DuckDB rows, as before schema 2),
+5. with --floor, the floor: the same files read and decoded (envelope.load/decode) and their
+   bodies, timestamps and streams written to Parquet (zstd), nothing parsed, masked or mined.
 """
 from __future__ import annotations
 
@@ -43,14 +50,77 @@ def corpus(lines: int) -> Path:
     return target
 
 
-def ingest_child(source: Path, db: Path) -> dict:
-    code = (
-        "import json,resource,sys;from pipeline.ingest import ingest;"
-        f"s=ingest({str(source)!r},{str(db)!r});"
-        "d=s.as_dict();d['peak_rss_mb']=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024;"
-        "print(json.dumps(d))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=ROOT)
+def _fresh(db: Path) -> None:
+    for suffix in ("", ".wal"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(db.with_suffix(".events"), ignore_errors=True)
+
+
+def child(args) -> None:
+    """In the child process: one ingest (or the floor), a JSON line of figures."""
+    import resource
+    sys.path.insert(0, str(ROOT))
+    if args.child == "floor":
+        out = floor(Path(args.source), Path(args.db))
+    else:
+        from pipeline.config import load_params
+        from pipeline.ingest import ingest
+        params = load_params()
+        if args.child == "rows":
+            params["paths"]["events"] = "duckdb"
+        summary = ingest(args.source, args.db, params, engine="dask" if args.child == "dask" else "local")
+        out = summary.as_dict()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out["peak_rss_mb"] = usage.ru_maxrss / 1024
+    out["cpu_s"] = usage.ru_utime + usage.ru_stime
+    out["helper_cpu_s"] = kids.ru_utime + kids.ru_stime   # mask helper / Dask workers
+    print(json.dumps(out, default=str))
+
+
+def floor(source: Path, db: Path) -> dict:
+    """The unavoidable part: discover, read and decode every file the columnar path reads, write
+    bodies, envelope timestamps and streams as Parquet (zstd), reading ahead in a thread as ingest
+    does. No header parsing, no shapes, no masks, no mining, no DuckDB."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline import envelope, sources
+    from pipeline.ingest import _prefetched
+    started = time.perf_counter()
+    runs, _ = sources.discover(str(source))
+    out_dir = db.with_suffix(".floor")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+
+    def batches():
+        batch, size = [], 0
+        for run in runs:
+            for lf in run.files:
+                p = envelope.Planned(run, lf, 0, 0)
+                if envelope.eligible(lf) and envelope.load(p):
+                    batch.append(p)
+                    size += p.new_bytes
+                if size >= 32 << 20:
+                    yield envelope.decode(batch)
+                    batch, size = [], 0
+        if batch:
+            yield envelope.decode(batch)
+
+    lines = 0
+    for k, b in enumerate(_prefetched(batches())):
+        table = pa.table({"message": b.strings("body"), "env": b.strings("env"), "stream": b.stream})
+        pq.write_table(table, out_dir / f"part-{k:05d}.parquet", compression="zstd", store_schema=False)
+        lines += len(b)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return {"lines": lines, "seconds": seconds}
+
+
+def run_child(kind: str, source: Path, db: Path) -> dict:
+    _fresh(db)
+    out = subprocess.run([sys.executable, __file__, "--child", kind, "--source", str(source), "--db", str(db)],
+                         check=True, capture_output=True, text=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -75,49 +145,109 @@ def plain_drain3(db: Path) -> tuple[int, float]:
     return n, spent
 
 
-def bench(lines: int, keep: bool) -> dict:
+def disk_bytes(db: Path) -> int:
+    files = [Path(f"{db}{s}") for s in ("", ".wal")] + list(db.with_suffix(".events").rglob("*"))
+    return sum(f.stat().st_size for f in files if f.is_file())
+
+
+def _cpu(s: dict) -> str:
+    stages = ", ".join(f"{k} {v:.1f}" for k, v in s.get("cpu", {}).items() if k != "total")
+    return f"CPU {s['cpu_s']:.1f} s ({stages})"
+
+
+def bench(lines: int, engines: list[str], repeat: int, row_store: bool, with_floor: bool, keep: bool) -> list[dict]:
     t0 = time.perf_counter()
     source = corpus(lines)
     gen_s = time.perf_counter() - t0
+    logs_mb = sum(f.stat().st_size for f in source.rglob("*") if f.is_file()) / 1e6
     db = OUT / "bench.duckdb"
-    for suffix in ("", ".wal"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
-    summary = ingest_child(source, db)
-    n_messages, drain_s = plain_drain3(db)
-    ingest_rate = summary["lines"] / summary["seconds"]
-    drain_rate = n_messages / drain_s
-    print(f"corpus: {summary['runs']} runs, {summary['lines']:,} lines, "
-          f"{sum(f.stat().st_size for f in source.rglob('*') if f.is_file()) / 1e6:,.0f} MB "
+    results = []
+    drain = None
+    for engine in engines:
+        runs = [run_child(engine, source, db) for _ in range(repeat)]
+        best = min(runs, key=lambda r: r["seconds"])
+        per_line = None
+        if engine == "local":   # Drain3 over what the (last) local run stored, and its size on disk
+            per_line = disk_bytes(db) / best["lines"]
+            drain = plain_drain3(db)
+        rates = ", ".join(f"{r['lines'] / r['seconds']:,.0f}" for r in runs)
+        results.append({"engine": engine, "best": best, "rates": rates, "bytes_per_line": per_line})
+    print(f"corpus: {results[0]['best']['runs']} runs, {results[0]['best']['lines']:,} lines, {logs_mb:,.0f} MB of logs "
           f"({gen_s:.1f} s to simulate or load)")
-    print(f"logml ingest : {summary['lines']:>12,} lines in {summary['seconds']:7.2f} s = {ingest_rate:>11,.0f} lines/s "
-          f"(events {summary['events']:,}, templates {summary['templates']}, "
-          f"{summary['files_columnar']}/{summary['files_read']} files columnar, peak RSS {summary['peak_rss_mb']:.0f} MB)")
-    print(f"plain Drain3 : {n_messages:>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
-          f"(add_log_message per message, no masking)")
-    print(f"ratio        : {ingest_rate / drain_rate:.2f}x  (ingest lines/s over Drain3 messages/s)")
+    n_messages, drain_s = drain if drain else (0, 0.0)
+    drain_rate = n_messages / drain_s if drain_s else 0.0
+    rows_out = []
+    for r in results:
+        s = r["best"]
+        rate = s["lines"] / s["seconds"]
+        extra = f", {s['files_distributed']} by workers" if r["engine"] == "dask" else ""
+        print(f"logml ingest {r['engine']:<5}: {s['lines']:>12,} lines in {s['seconds']:7.2f} s = {rate:>11,.0f} lines/s "
+              f"(runs: {r['rates']}; {s['files_columnar']}/{s['files_read']} files columnar{extra}; "
+              f"peak RSS {s['peak_rss_mb']:.0f} MB; {_cpu(s)}, helpers {s['helper_cpu_s']:.1f} s)")
+        rows_out.append({"lines": s["lines"], "engine": r["engine"], "seconds": s["seconds"], "lines_per_s": rate,
+                         "ratio": rate / drain_rate if drain_rate else None, "peak_rss_mb": s["peak_rss_mb"],
+                         "cpu_s": s["cpu_s"], "bytes_per_line": r["bytes_per_line"]})
+    if drain_rate:
+        print(f"plain Drain3      : {n_messages:>12,} msgs  in {drain_s:7.2f} s = {drain_rate:>11,.0f} msgs/s "
+              f"(add_log_message per message, no masking)")
+        for r in rows_out:
+            print(f"ratio {r['engine']:<11}: {r['ratio']:.2f}x  (ingest lines/s over Drain3 messages/s)")
+    local = next((r for r in rows_out if r["engine"] == "local"), None)
+    if local:
+        print(f"bytes on disk     : {local['bytes_per_line']:.1f} per line (DuckDB catalog + Parquet events; "
+              f"the logs: {logs_mb * 1e6 / local['lines']:.0f})")
+    if row_store:
+        rows = run_child("rows", source, db)
+        per_line = disk_bytes(db) / rows["lines"]
+        print(f"row store         : {per_line:.1f} bytes per line on disk (events as DuckDB rows); "
+              f"{rows['lines'] / rows['seconds']:,.0f} lines/s, peak RSS {rows['peak_rss_mb']:.0f} MB")
+        if local:
+            local["row_store_bytes_per_line"] = per_line
+    if with_floor:
+        f = run_child("floor", source, db)
+        rate = f["lines"] / f["seconds"]
+        print(f"floor             : {f['lines']:,} lines in {f['seconds']:.2f} s = {rate:,.0f} lines/s (read, decode, "
+              f"write bodies as Parquet; nothing parsed); CPU {f['cpu_s']:.1f} s; ingest is at "
+              f"{local['lines_per_s'] / rate:.0%} of it" if local else "")
+        if local:
+            local["floor_lines_per_s"] = rate
     if not keep:
-        for suffix in ("", ".wal"):
-            Path(f"{db}{suffix}").unlink(missing_ok=True)
-    return {"lines": summary["lines"], "seconds": summary["seconds"], "lines_per_s": ingest_rate,
-            "drain3_msgs_per_s": drain_rate, "ratio": ingest_rate / drain_rate, "peak_rss_mb": summary["peak_rss_mb"]}
+        _fresh(db)
+    return rows_out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lines", default="1000000",
                         help="corpus size in lines; a comma-separated list gives a scaling curve (1000000,10000000,30000000)")
+    parser.add_argument("--engines", default="local,dask", help="local and/or dask (a 2-worker LocalCluster)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per engine and size (the best is kept)")
+    parser.add_argument("--row-store-max", type=int, default=1_000_000,
+                        help="measure the row store (events as DuckDB rows) up to this many lines")
+    parser.add_argument("--floor", action="store_true", help="also measure the floor (read, decode, write)")
     parser.add_argument("--keep", action="store_true", help="keep the warehouse of the last size")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--source", help=argparse.SUPPRESS)
+    parser.add_argument("--db", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
     sys.path.insert(0, str(ROOT))
     OUT.mkdir(parents=True, exist_ok=True)
     sizes = [int(x) for x in args.lines.split(",")]
-    results = [bench(n, args.keep) for n in sizes]
+    engines = [e for e in args.engines.split(",") if e]
+    results = [r for n in sizes for r in bench(n, engines, args.repeat, n <= args.row_store_max, args.floor,
+                                               args.keep)]
     if len(results) > 1:
         print("\nscaling curve:")
-        print(f"{'lines':>12} {'seconds':>8} {'lines/s':>10} {'Drain3 msg/s':>12} {'ratio':>6} {'peak RSS MB':>11}")
+        print(f"{'lines':>12} {'engine':>6} {'seconds':>8} {'lines/s':>10} {'ratio':>6} {'peak RSS MB':>11} "
+              f"{'CPU s':>6} {'bytes/line':>10}")
         for r in results:
-            print(f"{r['lines']:>12,} {r['seconds']:>8.1f} {r['lines_per_s']:>10,.0f} {r['drain3_msgs_per_s']:>12,.0f} "
-                  f"{r['ratio']:>6.2f} {r['peak_rss_mb']:>11.0f}")
+            ratio = f"{r['ratio']:.2f}" if r["ratio"] else "-"
+            per_line = f"{r['bytes_per_line']:.1f}" if r["bytes_per_line"] else "-"
+            print(f"{r['lines']:>12,} {r['engine']:>6} {r['seconds']:>8.1f} {r['lines_per_s']:>10,.0f} {ratio:>6} "
+                  f"{r['peak_rss_mb']:>11.0f} {r['cpu_s']:>6.1f} {per_line:>10}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline import store  # noqa: E402
+from pipeline import eventstore, store  # noqa: E402
 from pipeline.report import build_report, write_report  # noqa: E402
 
 CATS = ["no_failure"] * 30 + ["cuda_driver_too_old", "gpu_not_visible", "cuda_lib_missing", "gpu_arch_unsupported",
@@ -91,19 +91,19 @@ def generate(db: Path, runs: int, events_per_run: int, hosts: int = 400, week_st
     con.execute("""INSERT INTO messages SELECT 'M' || substr(template_key, 2), template, template_key, count,
                    first_seen, last_seen, example, 1 FROM templates""")
     # events: failure-relevant ones (3 per failed run) + INFO lines; templates by category, some only in one week
-    con.execute(f"""
-        INSERT INTO events
-        SELECT printf('%s/docker/containers/%016x', g.host, g.i), 'f', j, 1,
-               g.t0 + INTERVAL (j) SECOND, 'stderr',
-               CASE WHEN fail THEN 'ERROR' ELSE 'INFO' END,
-               CASE WHEN fail AND j = {events_per_run - 2} THEN 'py_traceback' ELSE 'line' END,
+    eventstore.append(con, f"""
+        SELECT printf('%s/docker/containers/%016x', g.host, g.i) AS run_id, 'f' AS file_id, j AS line_no, 1 AS n_lines,
+               g.t0 + INTERVAL (j) SECOND AS ts, 'stderr' AS stream,
+               CASE WHEN fail THEN 'ERROR' ELSE 'INFO' END AS level,
+               CASE WHEN fail AND j = {events_per_run - 2} THEN 'py_traceback' ELSE 'line' END AS kind,
                CASE WHEN fail THEN 'M' || printf('%05d', (list_position({cats}, g.category) * 20
                                           + (g.hc >> 8) % 12 + (CASE WHEN g.wk = 0 THEN 6 ELSE 0 END)) % {n_tpl})
-                    ELSE 'Minfo' END,
-               CASE WHEN fail THEN 'Error ' || g.category || ' <script>x</script> \x1b[31m' || j ELSE 'epoch 1 loss 0.5' END,
-               NULL, 1
+                    ELSE 'Minfo' END AS message_key,
+               CASE WHEN fail THEN 'Error ' || g.category || ' <script>x</script> \x1b[31m' || j ELSE 'epoch 1 loss 0.5' END
+                   AS message,
+               NULL AS text, 1 AS ingest_id
         FROM g, range(0, {events_per_run}) r(j),
-             LATERAL (SELECT g.category <> 'no_failure' AND j >= {events_per_run - 3} AS fail)""")
+             LATERAL (SELECT g.category <> 'no_failure' AND j >= {events_per_run - 3} AS fail)""", 1)
     con.execute(f"""
         INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category, model_confidence, model_version, evidence, alternatives, predicted_at)
         SELECT printf('%s/docker/containers/%016x', host, i), category,

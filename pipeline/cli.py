@@ -171,6 +171,32 @@ def reclassify(db: Optional[str] = typer.Option(None), models: Optional[str] = t
 
 
 @app.command()
+def compact(db: Optional[str] = typer.Option(None),
+            keep_days: Optional[float] = typer.Option(None, help="also drop events logged more than N days ago "
+                                                           "(runs, messages, templates, counts, predictions stay)"),
+            wait: bool = typer.Option(False, help="wait for a running ingest instead of exiting"),
+            as_json: bool = typer.Option(False, "--json")):
+    """Merge small event files (nightly increments) into bigger ones; optionally apply retention."""
+    from pipeline import eventstore, store
+    db = _db(db)
+    events = _params()["events"]
+    with store.warehouse_lock(db, wait=wait), store.connect(db) as con:
+        out = {}
+        if keep_days is not None:
+            out["retention"] = eventstore.retain(con, keep_days)
+        out["compaction"] = eventstore.compact(con, int(events["compact_small_rows"]),
+                                               int(events["compact_target_rows"]))
+        out["files"] = store.scalar(con, "SELECT count(*) FROM event_files")
+    if as_json:
+        print(json.dumps(out, default=str))
+    else:
+        c, r = out["compaction"], out.get("retention")
+        kept = f"dropped {r['dropped_files']} and rewrote {r['rewritten_files']} files older than {r['cutoff']:%Y-%m-%d %H:%M}; " \
+            if r else ""
+        print(f"{kept}merged {c['merged']} small files into {c['files']}; {out['files']} event files")
+
+
+@app.command()
 def templates(db: Optional[str] = typer.Option(None), top: Optional[int] = typer.Option(20),
               new_since: Optional[str] = typer.Option(None, help="first seen on or after DATE (log time)"),
               as_json: bool = typer.Option(False, "--json")):

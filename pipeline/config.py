@@ -15,9 +15,11 @@ DEFAULTS: dict = {
         "labeled": "data/labeled",
         "models": None,   # None: the model shipped inside the package (pipeline/models)
         "reports": "reports",
+        "events": None,   # event files: None = a folder beside the warehouse, "duckdb" = DuckDB rows
     },
-    "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 64 << 20,
-               "duckdb_memory": "512MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000},
+    "events": {"keep_days": None, "compact": True, "compact_small_rows": 1 << 20, "compact_target_rows": 1 << 22},
+    "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 32 << 20,
+               "duckdb_memory": "128MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000},
     "model": {},
     "train": {"splits": 4, "seed": 0, "wrong_cost": 0.5, "ship_with_test": True},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},

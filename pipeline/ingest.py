@@ -24,7 +24,7 @@ import duckdb
 import fsspec
 import pandas as pd
 
-from pipeline import columnar, sources, store
+from pipeline import columnar, envelope, eventstore, sources, store
 from pipeline.config import load_params
 from pipeline.mining import MaskAhead, MaskCache, Template, TemplateMiner
 from pipeline.normalize import Normalizer
@@ -50,6 +50,7 @@ class IngestSummary:
     files_read: int = 0
     files_skipped: int = 0
     files_columnar: int = 0      # of files_read: read by the columnar path (the rest line by line)
+    files_distributed: int = 0   # of files_columnar: read, normalized and written by Dask workers
     lines: int = 0
     events: int = 0
     templates: int = 0
@@ -57,6 +58,7 @@ class IngestSummary:
     problems: int = 0
     seconds: float = 0.0
     problem_reasons: dict = field(default_factory=dict)
+    cpu: dict = field(default_factory=dict)   # CPU seconds per stage (each stage's own thread)
 
     def line(self, db: str) -> str:
         rate = self.lines / self.seconds if self.seconds else 0.0
@@ -69,6 +71,43 @@ class IngestSummary:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+class _Clock:
+    """CPU seconds of each stage, measured in the thread that runs it (time.thread_time)."""
+
+    def __init__(self, cpu: dict):
+        self.cpu = cpu
+
+    def __call__(self, stage: str):
+        return _Timed(self.cpu, stage)
+
+    def generator(self, stage: str, items):
+        """Time a generator run in its own thread (the reader)."""
+        spent = 0.0
+        it = iter(items)
+        while True:
+            t = time.thread_time()
+            try:
+                item = next(it)
+            except StopIteration:
+                self.cpu[stage] = self.cpu.get(stage, 0.0) + spent + time.thread_time() - t
+                return
+            spent += time.thread_time() - t
+            yield item
+
+
+class _Timed:
+    __slots__ = ("cpu", "stage", "t")
+
+    def __init__(self, cpu, stage):
+        self.cpu, self.stage = cpu, stage
+
+    def __enter__(self):
+        self.t = time.thread_time()
+
+    def __exit__(self, *exc):
+        self.cpu[self.stage] = self.cpu.get(self.stage, 0.0) + time.thread_time() - self.t
 
 
 def size_of(logfile: sources.LogFile) -> int | None:
@@ -135,20 +174,56 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     return store.scalar(con, "SELECT count(*) FROM runs") - known
 
 
-def _facts_sql() -> str:
-    """Per run and fact, the first value (in log order) Paddle printed, from temp table batch: one
-    scan picks the candidate lines, a regex per fact runs on those only."""
-    needles = " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
-    hits = " UNION ALL ".join(
-        f"SELECT run_id, seq, '{name}' AS fact, rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.') AS v "
-        f"FROM candidates WHERE contains(message, '{needle}')" for name, (needle, pattern) in FACTS.items())
+def _lighten(runs: list[sources.Run]) -> None:
+    """The runs table has their metadata now: what reading needs is the run id, kind and end (a
+    fleet's labels, images and names were a sixth of the ingest's memory at 30M lines)."""
+    for run in runs:
+        run.labels = {}
+        run.image = run.image_tag = run.name = run.namespace = run.pod = run.pod_uid = None
+        run.started_at = run.created_at = None
+
+
+def _facts_sql(relation: str = "batch", flagged: bool = False) -> str:
+    """Per run, the first value (in log order) of each fact Paddle printed, from the events relation:
+    one scan picks the candidate lines (or the relation's `facts` flags do: the columnar path knows
+    them per shape), a regex per fact runs on those only. One row per run, a column per fact."""
+    needles = "facts" if flagged else " OR ".join(f"contains(message, '{needle}')" for needle, _ in FACTS.values())
+    values = ", ".join(
+        f"CASE WHEN contains(message, '{needle}') THEN rtrim(regexp_extract(message, '{pattern.pattern}', 1), '.') "
+        f"END AS {name}" for name, (needle, pattern) in FACTS.items())
+    firsts = ", ".join(f"arg_min({name}, seq) FILTER (WHERE {name} <> '') AS {name}" for name in FACTS)
     # old Paddle prints a compute capability "61" for 6.1
     return f"""
-        WITH candidates AS (SELECT run_id, seq, message FROM batch WHERE {needles}),
-             hits AS ({hits})
-        SELECT run_id, fact, CASE WHEN fact = 'compute_capability' AND length(v) = 2 AND NOT contains(v, '.')
-                                  THEN v[1] || '.' || v[2] ELSE v END AS v
-        FROM (SELECT run_id, fact, arg_min(v, seq) AS v FROM hits WHERE v <> '' GROUP BY run_id, fact)"""
+        WITH candidates AS (SELECT run_id, seq, {values} FROM {relation} WHERE {needles}),
+             firsts AS (SELECT run_id, {firsts} FROM candidates GROUP BY run_id)
+        SELECT * REPLACE (CASE WHEN length(compute_capability) = 2 AND NOT contains(compute_capability, '.')
+                               THEN compute_capability[1] || '.' || compute_capability[2]
+                               ELSE compute_capability END AS compute_capability)
+        FROM firsts"""
+
+
+def aggregate(con, relation: str = "batch", events=None) -> dict:
+    """What a batch's commit needs from its events, as small Arrow tables: one row per run, file,
+    message, level and kind (counts, lines, times, the smallest raw message), and the facts. Made
+    where the events are (this process, or a Dask worker next to the file it wrote). A columnar
+    batch (`events`, its Arrow table) is grouped by its dictionary codes, names joined after."""
+    sums = ("count(*) AS n, min(line_no) AS first_line, max(line_no) AS last_line, min(ts) AS first_ts, "
+            "max(ts) AS last_ts, min(message) AS example")
+    if events is not None and "_k" in events.column_names:
+        import pyarrow as pa
+        codes = con.sql(f"SELECT _f, _k, _l, _kd, {sums} FROM {relation} GROUP BY ALL").to_arrow_table()
+        names = {c: events.column(c).chunk(0).dictionary for c in ("run_id", "file_id", "message_key", "kind")}
+        fine = pa.table({
+            "run_id": names["run_id"].take(codes.column("_f")), "file_id": names["file_id"].take(codes.column("_f")),
+            "message_key": names["message_key"].take(codes.column("_k")),
+            "level": pa.array(columnar.LEVELS, pa.string()).take(codes.column("_l")),   # code 0: no level
+            "kind": names["kind"].take(codes.column("_kd")),
+            **{c: codes.column(c) for c in ("n", "first_line", "last_line", "first_ts", "last_ts", "example")}})
+    else:
+        fine = con.sql(f"SELECT run_id, file_id, message_key, level, kind, {sums} FROM {relation} GROUP BY ALL"
+                       ).to_arrow_table()
+    flagged = "facts" in [c for (c, *_) in con.sql(f"DESCRIBE {relation}").fetchall()]
+    return {"fine": fine, "facts": con.sql(_facts_sql(relation, flagged)).to_arrow_table()}
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
@@ -173,29 +248,31 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
         con.unregister("batch_files")
 
 
-def write_batch(con, ingest_id: int, masked_of: dict[str, str]) -> None:
-    """Temp table `batch` (events columns + seq, in log order) -> events, messages, runs (inside the
-    caller's transaction). Both ingest paths end here."""
+def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore.Sink,
+                written=None, agg: dict | None = None) -> dict[str, int]:
+    """A batch -> its event file (or rows), message counts, messages, runs, inside the caller's
+    transaction; returns its events per file. The events are relation `batch` (events columns +
+    seq, in log order), or were written already (`written`, what sink.write made of them) and
+    summed up (`agg`, what aggregate() made of them). Both ingest paths and both engines end here."""
     import pyarrow as pa
+    if agg is None:
+        agg = aggregate(con)
+    if written is None:
+        written = sink.write(con.sql("SELECT * FROM batch").to_arrow_table())
     masked = pa.table({"message_key": pa.array(list(masked_of), pa.string()),
                        "masked": pa.array(list(masked_of.values()), pa.string())})
     con.register("batch_masked", masked)
+    con.register("batch_agg", agg["fine"])
+    con.register("batch_facts", agg["facts"])
     try:
-        # events need no order (queries sort): let DuckDB compress and write row groups in parallel
-        con.execute("SET preserve_insertion_order = false")
-        try:
-            con.execute("""
-                INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
-                                    message, text, ingest_id)
-                SELECT run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key, message, text,
-                       ingest_id FROM batch""")
-        finally:
-            con.execute("RESET preserve_insertion_order")
+        sink.register(con, written)
+        eventstore.add_counts(con, """(SELECT run_id, message_key, level, kind, sum(n) AS n, min(first_line) AS first_line,
+                                              max(last_line) AS last_line FROM batch_agg GROUP BY ALL)""")
         con.execute("""
             INSERT INTO messages
-            SELECT b.message_key, any_value(m.masked), NULL, count(*), min(b.ts), max(b.ts),
-                   min(b.message), ?
-            FROM batch b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
+            SELECT b.message_key, any_value(m.masked), NULL, sum(b.n), min(b.first_ts), max(b.last_ts),
+                   min(b.example), ?
+            FROM batch_agg b JOIN batch_masked m USING (message_key) GROUP BY b.message_key
             ON CONFLICT (message_key) DO UPDATE SET
                 count = messages.count + excluded.count,
                 first_seen = least(messages.first_seen, excluded.first_seen),
@@ -205,15 +282,16 @@ def write_batch(con, ingest_id: int, masked_of: dict[str, str]) -> None:
         con.execute("""
             UPDATE runs SET n_events = n_events + s.n, first_ts = least(runs.first_ts, s.first_ts),
                             last_ts = greatest(runs.last_ts, s.last_ts), last_ingest = ?
-            FROM (SELECT run_id, count(*) n, min(ts) first_ts, max(ts) last_ts FROM batch GROUP BY run_id) s
+            FROM (SELECT run_id, sum(n) n, min(first_ts) first_ts, max(last_ts) last_ts FROM batch_agg
+                  GROUP BY run_id) s
             WHERE runs.run_id = s.run_id""", [ingest_id])
-        facts = ", ".join(f"max(v) FILTER (WHERE fact = '{k}') AS {k}" for k in FACTS)
         con.execute(f"""
             UPDATE runs SET {', '.join(f'{k} = coalesce(runs.{k}, f.{k})' for k in FACTS)}
-            FROM (SELECT run_id, {facts} FROM ({_facts_sql()}) GROUP BY run_id) f
-            WHERE runs.run_id = f.run_id""")
+            FROM batch_facts f WHERE runs.run_id = f.run_id""")
+        return {f: int(n) for f, n in con.execute("SELECT file_id, sum(n) FROM batch_agg GROUP BY file_id").fetchall()}
     finally:
-        con.unregister("batch_masked")
+        for name in ("batch_masked", "batch_agg", "batch_facts"):
+            con.unregister(name)
 
 
 class BatchWriter:
@@ -223,8 +301,8 @@ class BatchWriter:
     log; a batch bounded by line count keeps memory bounded and the work lost on a crash small.
     """
 
-    def __init__(self, con, ingest_id: int, flush_events: int):
-        self.con, self.ingest_id, self.flush_events = con, ingest_id, flush_events
+    def __init__(self, con, ingest_id: int, flush_events: int, sink: eventstore.Sink):
+        self.con, self.ingest_id, self.flush_events, self.sink = con, ingest_id, flush_events, sink
         self.parts: list[FilePart] = []
         self.masked: dict[str, str] = {}
         self.files: dict[str, dict] = {}
@@ -251,7 +329,7 @@ class BatchWriter:
         with store.transaction(self.con) as con:
             if self.parts:
                 self._stage(self._columns())
-                write_batch(con, self.ingest_id, self.masked)
+                write_batch(con, self.ingest_id, self.masked, self.sink)
             if self.problems:
                 con.executemany("INSERT INTO problems VALUES (?, ?, ?, ?, ?, ?)", self.problems)
             upsert_files(con, list(self.files.values()), self.ingest_id)
@@ -367,16 +445,6 @@ def read_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, chunk_l
                       "size_bytes": size}, pending_problems, final_lines)
 
 
-_WORKER_MASKS: MaskCache | None = None
-
-
-def _worker_masks() -> MaskCache:
-    global _WORKER_MASKS
-    if _WORKER_MASKS is None:
-        _WORKER_MASKS = MaskCache()
-    return _WORKER_MASKS
-
-
 def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) -> None:
     if part.skipped:
         summary.files_skipped += 1
@@ -389,46 +457,44 @@ def _commit_part(writer: BatchWriter, part: FilePart, summary: IngestSummary) ->
         summary.files_read += 1
 
 
-def _dask_items(group, params) -> list[tuple]:
-    """One Dask task: _work_items over a group of files, on a worker. Line-by-line files come back
-    read ("parts"), batches decoded (their raw bytes stay on the worker); the client normalizes and
-    commits them in order, exactly as the local engine does."""
-    manifest = {run.run_id: rows for run, _, rows in group}
-    chunk_lines = int(params["ingest"]["chunk_lines"])
-    out = []
-    for kind, *item in _work_items([(run, lf) for run, lf, _ in group], manifest, params):
-        if kind == "file":
-            run, logfile = item
-            parts = list(read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, _worker_masks()))
-            out.append(("parts", run, logfile, parts))
-        else:
-            if kind == "batch":
-                for p in item[0]:
-                    p.data = b""
-            out.append((kind, *item))
-    return out
-
-
-def _ingest_on_dask(files, manifest, params, consume, scheduler, files_per_task: int = 64,
-                    in_flight: int = 8) -> None:
+def _ingest_on_dask(files, manifest, params, con, writer: BatchWriter, summary: IngestSummary, on_file,
+                    scheduler: str | None) -> None:
+    """The Dask engine (pipeline/distributed.py): workers read, normalize and write event files;
+    this process keys messages with the one mask cache and commits in file order."""
     from dask.distributed import Client, LocalCluster
+
+    from pipeline import distributed
     cluster = None if scheduler else LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                                   dashboard_address=None)
-    groups = [[(run, lf, manifest.get(run.run_id, ())) for run, lf in files[i:i + files_per_task]]
-              for i in range(0, len(files), files_per_task)]
+    masks = MaskCache()
+
+    def seen(run, logfile):
+        if on_file:
+            on_file(run, logfile)
+
+    def on_prepared(files_):
+        for p in files_:
+            seen(p.run, p.logfile)
+
+    def on_parts(run, logfile, parts):
+        seen(run, logfile)
+        for part in parts:
+            _commit_part(writer, part, summary)
+
+    def on_skip(run, logfile):
+        seen(run, logfile)
+        summary.files_skipped += 1
+
+    def commit(files_, bad, written, agg, masked_of, bad_parts):
+        _commit_columnar(con, summary.ingest_id, files_, None, masked_of, bad, written, summary, writer.sink, agg)
+        summary.files_distributed += len(files_) - len(bad)
+        for part in bad_parts:
+            _commit_part(writer, part, summary)
+
     with Client(scheduler or cluster) as client:
         try:
-            futures: dict[int, object] = {}
-
-            def results():
-                # A bounded window of tasks in flight keeps the workers' finished results (and so
-                # memory) bounded; items are consumed in file order = the local engine's order.
-                for i in range(len(groups)):
-                    for j in range(i, min(i + in_flight, len(groups))):
-                        if j not in futures:
-                            futures[j] = client.submit(_dask_items, groups[j], params, pure=False)
-                    yield from futures.pop(i).result()
-            consume(results())
+            distributed.run(files, manifest, params, client, masks, writer.sink, on_prepared, on_parts, on_skip,
+                            commit)
         finally:
             if cluster is not None:
                 cluster.close()
@@ -436,50 +502,53 @@ def _ingest_on_dask(files, manifest, params, consume, scheduler, files_per_task:
 
 def _work_items(files, manifest, params):
     """In file order: ("skip", run, logfile) for an unchanged file, ("file", run, logfile) for one to
-    read line by line, ("batch", [Planned], lines) for well-formed files read and decoded together.
+    read line by line, ("batch", Batch) for well-formed files read and decoded together.
     Order is kept (a batch is cut before a line-by-line file): the mask cache keeps the first raw
     form of each message, so both paths must meet messages in log order."""
     cap = int(params["ingest"].get("max_line_bytes", sources.MAX_LINE_BYTES))
     use_columnar = bool(params["ingest"].get("columnar", True))
     batch_bytes = int(params["ingest"].get("batch_bytes", columnar.BATCH_BYTES))
-    batch: list[columnar.Planned] = []
-    nbytes = 0
+    batch: list[envelope.Planned] = []
+    buffer = bytearray()   # the batch's bytes, each file's appended as it is read (no second copy)
     for run, logfile in files:
         planned = None
-        if use_columnar and columnar.eligible(logfile):
+        if use_columnar and envelope.eligible(logfile):
             rows = manifest.get(run.run_id, ())
-            planned = columnar.Planned(run, logfile, 0, 0)
+            planned = envelope.Planned(run, logfile, 0, 0)
             if rows:  # a known run: is this file new, grown or unchanged?
                 plan = plan_file(run, logfile, rows, sources.read_head(logfile, HEAD_BYTES))
                 if isinstance(plan, str):
                     yield "skip", run, logfile
                     continue
                 planned.file_id, planned.offset, planned.lines_read, planned.state, _ = plan
-            if not columnar.load(planned, cap):
+            if not envelope.load(planned):
                 planned = None
             elif planned.file_id is None:
                 planned.file_id, _, _, planned.state, _ = plan_file(run, logfile, (), planned.data[:HEAD_BYTES])
         if planned is None:
             if batch:
-                yield "batch", batch, columnar.decode(batch)
-                batch, nbytes = [], 0
+                yield "batch", envelope.decode(batch, cap, buffer)
+                batch, buffer = [], bytearray()
             yield "file", run, logfile
             continue
         batch.append(planned)
-        nbytes += len(planned.data)
-        if nbytes >= batch_bytes:
-            yield "batch", batch, columnar.decode(batch)
-            batch, nbytes = [], 0
+        buffer += planned.data
+        planned.data = b""
+        if len(buffer) >= batch_bytes:
+            yield "batch", envelope.decode(batch, cap, buffer)
+            batch, buffer = [], bytearray()
     if batch:
-        yield "batch", batch, columnar.decode(batch)
+        yield "batch", envelope.decode(batch, cap, buffer)
 
 
-def _prefetched(items, depth: int = 1):
-    """Run a generator in a thread, `depth` items ahead: files are read and decoded (I/O, Arrow,
-    DuckDB on its own connection: no GIL) while this thread writes the previous batch."""
+def _prefetched(items):
+    """Run a generator in a thread, one item ahead: files are read and decoded (I/O, numpy, DuckDB
+    on its own connection: little GIL) while this thread normalizes the batch before. The next
+    item is made only once this one is taken: two batches, not three, are in memory here."""
     import queue
     import threading
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue = queue.Queue(maxsize=1)
+    taken = threading.Semaphore(0)
     done = object()
     stop = threading.Event()
 
@@ -489,6 +558,7 @@ def _prefetched(items, depth: int = 1):
                 if stop.is_set():
                     return
                 q.put(item)
+                taken.acquire()
             q.put(done)
         except BaseException as exc:  # handed to the consumer, raised there
             q.put(exc)
@@ -498,6 +568,7 @@ def _prefetched(items, depth: int = 1):
     try:
         while True:
             item = q.get()
+            taken.release()
             if item is done:
                 return
             if isinstance(item, BaseException):
@@ -505,7 +576,8 @@ def _prefetched(items, depth: int = 1):
             yield item
     finally:
         stop.set()
-        while thread.is_alive():  # unblock a producer waiting on a full queue
+        while thread.is_alive():  # unblock a producer waiting to hand an item over
+            taken.release()
             try:
                 q.get_nowait()
             except queue.Empty:
@@ -513,28 +585,55 @@ def _prefetched(items, depth: int = 1):
             thread.join(0.05)
 
 
-def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file):
-    """The one writer: takes work items (see _work_items; "parts" are files a Dask worker read line
-    by line) in file order and commits them."""
+def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary, on_file, clock=None):
+    """Takes work items (see _work_items) in file order: normalizes here, and hands every warehouse
+    write, in the same order, to the committer thread."""
+    import duckdb
     chunk_lines = int(params["ingest"]["chunk_lines"])
     masks, shapes = MaskCache(), columnar.ShapeCache()
     ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
+    clock = clock or _Clock({})
+    committer = _Committer()
+    # the normalizer's own DuckDB (casts only): the warehouse connection is the committer's
+    private = duckdb.connect(config={"threads": 1, "memory_limit": "256MB"})
+
+    def commit_part(part):
+        committer.submit(lambda: _commit_part(writer, part, summary))
 
     def line_by_line(run, logfile):
-        for part in read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines, masks):
-            _commit_part(writer, part, summary)
+        for part in _timed(clock, "line_by_line", read_file(run, logfile, manifest.get(run.run_id, ()), chunk_lines,
+                                                              masks)):
+            commit_part(part)
+
+    def columnar_batch(batch: envelope.Batch) -> None:
+        with clock("normalize"):
+            events, masked_of, bad = columnar.normalize_batch(private, batch, chunk_lines, masks, shapes,
+                                                              summary.ingest_id, ahead)
+        # bad files are read line by line now, before the next batch meets the mask cache, and
+        # committed right after this batch: messages are met, and transactions made, in file order
+        with clock("line_by_line"):
+            parts = [part for i in bad for part in read_file(batch.files[i].run, batch.files[i].logfile,
+                                                             manifest.get(batch.files[i].run.run_id, ()),
+                                                             chunk_lines, masks)]
+
+        def job():
+            written = writer.sink.write(events)
+            with clock("commit"):
+                _commit_columnar(con, summary.ingest_id, batch.files, events, masked_of, set(bad), written,
+                                 summary, writer.sink)
+                for part in parts:
+                    _commit_part(writer, part, summary)
+        committer.submit(job)
 
     def consume(items) -> None:
         try:
             for kind, *item in items:
                 if kind == "batch":
-                    batch, lines = item
+                    batch = item[0]
                     if on_file:
-                        for p in batch:
+                        for p in batch.files:
                             on_file(p.run, p.logfile)
-                    for p in _commit_columnar(con, summary.ingest_id, batch, lines, chunk_lines, masks, shapes,
-                                              summary, ahead):
-                        line_by_line(p.run, p.logfile)
+                    columnar_batch(batch)
                     continue
                 run, logfile = item[:2]
                 if on_file:
@@ -543,29 +642,93 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
                     summary.files_skipped += 1
                 elif kind == "parts":
                     for part in item[2]:
-                        _commit_part(writer, part, summary)
+                        commit_part(part)
                 else:
                     line_by_line(run, logfile)
+            committer.submit(writer.flush)
+            committer.drain()
         finally:
+            committer.close()
             ahead.close()
+            private.close()
     return consume
 
 
-def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, chunk_lines: int,
-                     masks: MaskCache, shapes: columnar.ShapeCache, summary: IngestSummary,
-                     ahead: MaskAhead | None = None) -> list[columnar.Planned]:
-    """Normalize and commit a batch in one transaction; returns the files it could not take."""
-    events, masked_of, bad = columnar.normalize_batch(con, batch, lines, chunk_lines, masks, shapes, ingest_id,
-                                                      ahead)
-    columnar.drop_temp(con)
-    bad_set = set(bad)
-    good = [p for i, p in enumerate(batch) if i not in bad_set]
+def _timed(clock, stage: str, items):
+    """A generator's work timed in this thread (its consumer's work is not)."""
+    it = iter(items)
+    while True:
+        with clock(stage):
+            item = next(it, _DONE)
+        if item is _DONE:
+            return
+        yield item
+
+
+_DONE = object()
+
+
+class _Committer:
+    """Every warehouse write of the local engine, in one thread, in the order submitted: while it
+    writes batch n's event file and commits it, this thread normalizes batch n+1 (DuckDB and
+    pyarrow's writer leave the GIL). A bounded queue keeps memory bounded; an error stops the
+    writes that follow and is raised in the submitting thread (as a kill would: nothing partial)."""
+
+    def __init__(self):
+        import queue
+        import threading
+        self.q: queue.Queue = queue.Queue()
+        self.free = threading.Semaphore(1)   # one job at a time in here: one batch in memory
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="logml-commit", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self.q.get()
+            try:
+                if job is None:
+                    return
+                if self.error is None:
+                    job()
+            except BaseException as exc:  # handed to the submitter
+                self.error = exc
+            finally:
+                self.free.release()
+                self.q.task_done()
+
+    def _check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def submit(self, job) -> None:
+        self.free.acquire()
+        self._check()
+        self.q.put(job)
+
+    def drain(self) -> None:
+        self.q.join()
+        self._check()
+
+    def close(self) -> None:
+        self.free.acquire()
+        self.q.put(None)
+        self.thread.join()
+
+
+def _commit_columnar(con, ingest_id: int, files: list[envelope.Planned], events, masked_of: dict, bad: set,
+                     written, summary: IngestSummary, sink: eventstore.Sink, agg: dict | None = None) -> None:
+    """A normalized batch, its file written, in one transaction (its events as Arrow, or summed up
+    already in `agg` where they were made)."""
+    good = [p for i, p in enumerate(files) if i not in bad]
     con.execute("DROP TABLE IF EXISTS batch")
-    con.register("batch", events)
+    if events is not None:
+        con.register("batch", events)
     try:
+        if agg is None and events is not None:
+            agg = aggregate(con, "batch", events)
         with store.transaction(con):
-            write_batch(con, ingest_id, masked_of)
-            counts = dict(con.execute("SELECT file_id, count(*) FROM batch GROUP BY file_id").fetchall())
+            counts = write_batch(con, ingest_id, masked_of, sink, written, agg)
             rows = []
             for p in good:
                 status = "complete" if p.logfile.compressed or p.logfile.rotation > 0 else "open"
@@ -579,11 +742,22 @@ def _commit_columnar(con, ingest_id: int, batch: list[columnar.Planned], lines, 
         summary.files_columnar += len(good)
         summary.events += sum(counts.values())
     finally:
-        con.unregister("batch")
-        for p in batch:
-            p.data = b""
+        if events is not None:
+            con.unregister("batch")
         _trim_memory()
-    return [batch[i] for i in bad]
+
+
+def _few_arenas() -> None:
+    """Keep glibc from holding freed batch memory: every thread got its own malloc arena, and the
+    threshold above which a block is mmap-ed (so handed back when freed) grew with each big free,
+    so later batches were carved out of a heap that never shrank (peak RSS grew with the corpus)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-8, 2)            # M_ARENA_MAX
+        libc.mallopt(-3, 1 << 20)      # M_MMAP_THRESHOLD: fixed, 1 MB
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _trim_memory() -> None:
@@ -657,20 +831,33 @@ def ingest(source: str, db: str, params: dict | None = None,
     the same order as the local engine, so both build the same warehouse."""
     params = params or load_params()
     started = time.perf_counter()
+    _few_arenas()
     # Millions of small tuples and no reference cycles: the default GC thresholds would rescan
     # them over and over (10-25% of ingest time). Restored on the way out.
     gc_thresholds = gc.get_threshold()
     gc.set_threshold(200_000, 50, 100)
     own = con is None
-    con = con or store.connect(db)
+    con = con or store.connect(db, events=params["paths"].get("events"))
     try:
+        es = eventstore.store_of(con)
+        if es is not None:  # files of a batch killed before its commit
+            eventstore.remove_orphans(con, es)
         ingest_id = store.scalar(con, "SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests")
         con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
                     [ingest_id, source])
         summary = IngestSummary(ingest_id=ingest_id, source=source)
-        runs, problems = sources.discover(source)
+        clock = _Clock(summary.cpu)
+        cpu_started = time.process_time()
+        with clock("discover"):
+            gc.disable()   # hundreds of thousands of long-lived objects, no cycles: nothing to collect
+            try:
+                runs, problems = sources.discover(source)
+            finally:
+                gc.enable()
+            gc.freeze()    # and later collections need not look at them again
         summary.runs = len(runs)
         summary.new_runs = _upsert_runs(con, runs, ingest_id)
+        _lighten(runs)
         if problems:
             con.executemany("INSERT INTO problems VALUES (?, NULL, ?, ?, ?, ?)",
                             [[ingest_id, p.path, p.line, p.reason, p.detail[:500]] for p in problems])
@@ -681,17 +868,22 @@ def ingest(source: str, db: str, params: dict | None = None,
         con.execute(f"SET checkpoint_threshold = '{params['ingest'].get('checkpoint_every', '256MB')}'")
         # DuckDB would otherwise cache up to 80% of RAM in written pages: bound the process instead
         con.execute(f"SET memory_limit = '{params['ingest'].get('duckdb_memory', '512MB')}'")
-        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines)
+        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines, sink=eventstore.Sink(es, ingest_id))
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
-        consume = _consumer(con, manifest, params, writer, summary, on_file)
         if engine == "dask":
-            _ingest_on_dask(files, manifest, params, consume, scheduler)
+            _ingest_on_dask(files, manifest, params, con, writer, summary, on_file, scheduler)
         else:  # well-formed files are read and decoded one batch ahead, in a thread
-            consume(_prefetched(_work_items(files, manifest, params)))
-        writer.flush()
-        summary.new_templates = mine_new_messages(con, ingest_id, params)
-        con.execute("CHECKPOINT")
+            consume = _consumer(con, manifest, params, writer, summary, on_file, clock)
+            consume(_prefetched(clock.generator("read", _work_items(files, manifest, params))))
+        with clock("commit"):
+            writer.flush()   # the Dask engine's line-by-line parts (the local engine flushed already)
+        with clock("mine"):
+            summary.new_templates = mine_new_messages(con, ingest_id, params)
+        with clock("commit"):
+            con.execute("CHECKPOINT")
+        summary.cpu["write"] = writer.sink.cpu
+        summary.cpu["total"] = time.process_time() - cpu_started
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
         summary.seconds = time.perf_counter() - started
         con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
@@ -700,6 +892,7 @@ def ingest(source: str, db: str, params: dict | None = None,
                      summary.problems, ingest_id])
         return summary
     finally:
+        gc.unfreeze()
         gc.set_threshold(*gc_thresholds)
         if own:
             con.close()

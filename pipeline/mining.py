@@ -65,10 +65,25 @@ MASK_TOKEN = re.compile("<(?:" + "|".join(MASK_NAMES) + ")>")
 _MASK_TOKENS = frozenset(f"<{name}>" for name in MASK_NAMES)
 
 
+def _guard(guards: tuple[str, ...]):
+    """message -> whether a mask can match (its cheap substring guard); None: always try."""
+    if not guards:
+        return None
+    if len(guards) == 1:
+        g = guards[0]
+        return lambda m: g in m
+    if len(guards) == 2:
+        g0, g1 = guards
+        return lambda m: g0 in m or g1 in m
+    return lambda m: any(g in m for g in guards)
+
+
 def compile_masks(drop: Iterable[str] = ()) -> tuple:
-    """The masks in order, less the named ones (bench/loghub.py tries each mask's removal)."""
+    """The masks in order as (token, substitute, guard), less the named ones (bench/loghub.py tries
+    each mask's removal)."""
     drop = set(drop)
-    return tuple((f"<{name}>", re.compile(pattern), guards) for name, pattern, guards in MASKS if name not in drop)
+    return tuple((f"<{name}>", re.compile(pattern).sub, _guard(guards))
+                 for name, pattern, guards in MASKS if name not in drop)
 
 
 DEFAULT_MASKS = compile_masks()
@@ -85,9 +100,9 @@ def collapse_digits(message: str) -> bytes:
 
 def mask(message: str, masks: tuple = DEFAULT_MASKS) -> str:
     if _HAS_DIGIT(message) or "/" in message:
-        for token, pattern, guards in masks:
-            if not guards or any(g in message for g in guards):
-                message = pattern.sub(token, message)
+        for token, sub, guard in masks:
+            if guard is None or guard(message):
+                message = sub(token, message)
     return " ".join(message.split())
 
 
@@ -99,8 +114,29 @@ def template_key(initial_template: str) -> str:
     return "T" + hashlib.sha1(initial_template.encode("utf-8", "surrogatepass")).hexdigest()[:11]
 
 
+_DIGIT_RUNS = re.compile(rb"1+")
+_ASCII_DIGIT = re.compile(r"[0-9]").search
+# what makes a mask see digit-run lengths or values: a UUID's fixed group lengths, the "0x" of HEX
+_RUN_SENSITIVE = re.compile(rb"[0-9a-fA-F]+(?:-[0-9a-fA-F]+){4}|[0-9a-fA-F]+(?::[0-9a-fA-F]+){5}|1x").search
+
+
+def collapse_runs(collapsed: bytes) -> bytes:
+    """Every digit run of a digit-collapsed message -> one "1"."""
+    return _DIGIT_RUNS.sub(b"1", collapsed)
+
+
+def run_safe(collapsed: bytes, masked: str) -> bool:
+    """Whether every message with the same digit-run-collapsed form masks to `masked`: the masks took
+    every digit (no digit survives to differ), and none of them counts digits or reads a digit's
+    value (every digit atom of MASKS is \\d+ or next to a class with + or *, and a match never starts
+    or ends inside a digit run; the UUID and MAC counts and "0x" are the exceptions, excluded here)."""
+    return _ASCII_DIGIT(masked) is None and _RUN_SENSITIVE(collapsed) is None
+
+
 class MaskCache:
-    """raw message -> (message_key, masked), memoised on the digit-collapsed form.
+    """raw message -> (message_key, masked), memoised on the digit-collapsed form, and on the
+    digit-run-collapsed form when that is exact (run_safe): "step 9 of 10" and "step 120 of 1000"
+    mask to the same text, so a fleet's ever-new digit lengths cost one mask, not one each.
 
     Bounded: it is cleared when it grows past max_size, which only costs recomputation.
     """
@@ -109,15 +145,20 @@ class MaskCache:
         self.max_size = max_size
         self.masks = masks
         self._by_collapsed: dict[bytes, tuple[str, str]] = {}
+        self._by_runs: dict[bytes, tuple[str, str]] = {}
         self.generation = 0   # bumped when cleared: keys remembered elsewhere are stale then
 
     def missing(self, messages: Iterable[str]) -> list[str]:
         """Messages whose digit-collapsed form is not cached yet (to mask ahead, e.g. elsewhere)."""
-        cache, seen, out = self._by_collapsed, set(), []
+        cache, runs, seen, out = self._by_collapsed, self._by_runs, set(), []
         for msg in messages:
             collapsed = collapse_digits(msg)
-            if collapsed not in cache and collapsed not in seen:
+            if collapsed in cache or collapsed in seen:
+                continue
+            run = collapse_runs(collapsed)
+            if run not in runs and run not in seen:
                 seen.add(collapsed)
+                seen.add(run)
                 out.append(msg)
         return out
 
@@ -126,9 +167,10 @@ class MaskCache:
         """Return the message key of each message and {key: masked} of the keys seen.
         masked_ahead: {message: mask(message)} computed beforehand (mask is pure)."""
         ahead = masked_ahead or {}
-        cache = self._by_collapsed
+        cache, runs = self._by_collapsed, self._by_runs
         if len(cache) > self.max_size:
             cache.clear()
+            runs.clear()
             self.generation += 1
         keys: list[str] = []
         masked_of: dict[str, str] = {}
@@ -136,10 +178,15 @@ class MaskCache:
             collapsed = collapse_digits(msg)
             hit = cache.get(collapsed)
             if hit is None:
-                masked = ahead.get(msg)
-                if masked is None:
-                    masked = mask(msg, self.masks)
-                hit = (message_key(masked), masked)
+                run = collapse_runs(collapsed)
+                hit = runs.get(run)
+                if hit is None:
+                    masked = ahead.get(msg)
+                    if masked is None:
+                        masked = mask(msg, self.masks)
+                    hit = (message_key(masked), masked)
+                    if run_safe(collapsed, masked):
+                        runs[run] = hit
                 cache[collapsed] = hit
             keys.append(hit[0])
             masked_of[hit[0]] = hit[1]

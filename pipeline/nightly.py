@@ -54,13 +54,26 @@ def refresh_labels(con, labeled_dir: str | Path) -> int:
     return len(labels)
 
 
+def tidy_events(con, params: dict) -> None:
+    """After the runs are classified (their events read): retention, then small files merged."""
+    from pipeline import eventstore
+    knobs = params.get("events", {})
+    if eventstore.store_of(con) is None:
+        return
+    if knobs.get("keep_days") is not None:
+        eventstore.retain(con, knobs["keep_days"])
+    if knobs.get("compact", True):
+        eventstore.compact(con, int(knobs.get("compact_small_rows", 1 << 20)),
+                           int(knobs.get("compact_target_rows", 1 << 22)))
+
+
 def run_nightly(source: str, db: str, params: dict, report: bool = False, report_week: str | None = None,
                 wait: bool = False, on_file=None, engine: str = "local",
                 scheduler: str | None = None) -> NightlySummary:
     from pipeline.predict import classify_runs
     models_dir = config.models_dir(params=params)
     with store.warehouse_lock(db, wait=wait):
-        con = store.connect(db)
+        con = store.connect(db, events=params["paths"].get("events"))
         try:
             summary = NightlySummary(ingest(source, db, params, on_file=on_file, con=con, engine=engine,
                                             scheduler=scheduler))
@@ -70,6 +83,7 @@ def run_nightly(source: str, db: str, params: dict, report: bool = False, report
                 summary.classified = classify_runs(con, models_dir)
             else:
                 summary.model_missing = True
+            tidy_events(con, params)
             if report or report_week:
                 from pipeline.report import build_report, default_week, write_report
                 week = report_week or default_week(con)

@@ -216,6 +216,21 @@ class _Ctx:
         return dp
 
 
+_CTX_CACHE: dict = {}
+
+
+def _ctx(env_ts: str | None) -> _Ctx:
+    """A chunk's context, shared by the chunks whose reference has the same year and month (all a
+    context depends on: _years_by_month reads env_ts[:7] only)."""
+    key = env_ts[:7] if env_ts and len(env_ts) >= 7 else env_ts
+    ctx = _CTX_CACHE.get(key)
+    if ctx is None:
+        if len(_CTX_CACHE) > 256:
+            _CTX_CACHE.clear()
+        ctx = _CTX_CACHE[key] = _Ctx(env_ts)
+    return ctx
+
+
 def _parse_fast(line: str, env_ts, ctx: _Ctx):
     """The three frequent families, or None.  Normalizer._run has an inlined copy of this
     function (kept in sync by tests)."""
@@ -589,6 +604,11 @@ class Normalizer:
         out, self._out = self._out, []
         return out, n_pending
 
+    @property
+    def idle(self) -> bool:
+        """No block open and no event held: the next line is read as if by a fresh Normalizer."""
+        return not self._open and not self._held
+
     def flush_rows(self) -> list[tuple]:
         while self._open:
             blk = min(self._open.values(), key=lambda b: b.seq)
@@ -605,7 +625,7 @@ class Normalizer:
         open_ = self._open
         append = self._out.append
         process = self._process
-        ctx = _Ctx(ref_ts or next((t for t in env if t), None))
+        ctx = _ctx(ref_ts or next((t for t in env if t), None))
         dates = ctx.dates
         prefix = ctx.prefix
         glog_keys = ctx.glog_keys

@@ -636,23 +636,32 @@ def _cuda_matrix(con, category: str) -> dict:
 
 def _templates(con, params: dict, top: int) -> dict:
     levels = ", ".join(f"'{x}'" for x in FAILURE_LEVELS)
+    # per-run message counts, not the events: n = failure-relevant events of the run and template
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rep_fe AS
-        SELECT r.wk, e.run_id, r.host, r.category, m.template_key
-        FROM events e JOIN _rep_runs r USING (run_id) JOIN messages m USING (message_key)
-        WHERE e.level IN ({levels}) OR e.kind LIKE '%traceback%' OR e.kind = 'error_summary'""")
+        SELECT r.wk, c.run_id, r.host, r.category, m.template_key, CAST(sum(c.count) AS BIGINT) AS n
+        FROM message_counts c JOIN _rep_runs r USING (run_id) JOIN messages m USING (message_key)
+        WHERE c.level IN ({levels}) OR c.kind LIKE '%traceback%' OR c.kind = 'error_summary'
+        GROUP BY ALL""")
     sql = """
-        WITH agg AS (
+        WITH cat AS (  -- the category with the most failure-relevant events of the template (a mode)
+            SELECT template_key, wk, first(category ORDER BY n DESC, category) AS category FROM (
+                SELECT template_key, wk, category, sum(n) AS n FROM _rep_fe GROUP BY ALL)
+            GROUP BY ALL),
+        agg AS (
             SELECT template_key,
                    count(DISTINCT run_id) FILTER (wk = 'this') AS runs,
                    count(DISTINCT run_id) FILTER (wk = 'last') AS runs_last,
-                   count(*) FILTER (wk = 'this') AS events, count(*) FILTER (wk = 'last') AS events_last,
-                   count(DISTINCT host) FILTER (wk = $wk) AS hosts,
-                   mode(category) FILTER (wk = $wk) AS category
-            FROM _rep_fe GROUP BY template_key)
+                   CAST(coalesce(sum(n) FILTER (wk = 'this'), 0) AS BIGINT) AS events,
+                   CAST(coalesce(sum(n) FILTER (wk = 'last'), 0) AS BIGINT) AS events_last,
+                   count(DISTINCT host) FILTER (wk = $wk) AS hosts
+            FROM _rep_fe GROUP BY template_key),
+        agg_cat AS (
+            SELECT agg.*, c.category FROM agg LEFT JOIN (SELECT template_key, category FROM cat WHERE wk = $wk) c
+            USING (template_key))
         SELECT a.*, left(t.template, 1000) AS template, left(t.example, 1000) AS example,
                t.first_seen, t.last_seen
-        FROM agg a LEFT JOIN templates t USING (template_key)
+        FROM agg_cat a LEFT JOIN templates t USING (template_key)
         WHERE {cond}
         ORDER BY {order} DESC, template_key LIMIT {limit}"""
     limit = max(top, 10)
@@ -707,10 +716,10 @@ def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
                   OR (predicted AND category <> '{NO_FAILURE}' AND confidence < {LOW_CONFIDENCE})
                   OR (model_category IS NOT NULL AND category <> model_category))),
         last_fail AS (
-            SELECT e.run_id, arg_max(m.template_key, e.line_no) AS template_key
-            FROM events e JOIN q USING (run_id) JOIN messages m USING (message_key)
-            WHERE e.level IN ({levels}) OR e.kind LIKE '%traceback%' OR e.kind = 'error_summary'
-            GROUP BY e.run_id),
+            SELECT c.run_id, arg_max(m.template_key, c.last_line) AS template_key
+            FROM message_counts c JOIN q USING (run_id) JOIN messages m USING (message_key)
+            WHERE c.level IN ({levels}) OR c.kind LIKE '%traceback%' OR c.kind = 'error_summary'
+            GROUP BY c.run_id),
         k AS (
             SELECT q.*, coalesce(nullif(try(json_extract_string(q.evidence, '$[0].template_id')), ''),
                                  lf.template_key) AS template_key,

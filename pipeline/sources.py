@@ -70,7 +70,7 @@ INVENTORY_COLUMNS = ["host", "gpu_model", "driver_version", "cuda_driver_max", "
 ZERO_TIME_PREFIX = "0001-01-01"  # docker's "never"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)   # slots: a fleet has hundreds of thousands of them
 class LogFile:
     path: str          # fsspec URL or local path
     fmt: str           # "docker" | "cri" | "plain"
@@ -80,7 +80,7 @@ class LogFile:
     mtime: float | None = field(default=None, compare=False)  # modification time (epoch s) if known
 
 
-@dataclass
+@dataclass(slots=True)
 class Run:
     run_id: str        # path of the run relative to root, rotation suffixes removed
     host: str
@@ -192,20 +192,32 @@ class _Builder:
 
 
 def _local_listing(base: str) -> dict[str, dict]:
-    """fs.find(base, detail=True) for a local folder, from os.walk (fsspec's costs ~0.2 ms a file)."""
+    """fs.find(base, detail=True) for a local folder, from os.scandir (fsspec's costs ~0.2 ms a file;
+    os.walk + os.stat a path join and a second lookup per file; the same entries as os.walk)."""
     out = {}
-    for dirpath, _, names in os.walk(base):
-        for name in names:
-            path = os.path.join(dirpath, name)
-            try:
-                st = os.stat(path)
-            except OSError:  # a dangling symlink is still listed (and reported when read)
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
                 try:
-                    out[path] = {"size": 0, "mtime": os.lstat(path).st_mtime, "type": "other"}
-                except OSError:
-                    pass
-                continue
-            out[path] = {"size": st.st_size, "mtime": st.st_mtime, "type": "file"}
+                    if entry.is_dir():   # as os.walk: a link to a folder is a folder, not followed
+                        if not entry.is_symlink():
+                            stack.append(entry.path)
+                        continue
+                    st = entry.stat()
+                except OSError:  # a dangling symlink is still listed (and reported when read)
+                    try:
+                        out[entry.path] = {"size": 0, "mtime": entry.stat(follow_symlinks=False).st_mtime,
+                                           "type": "other"}
+                    except OSError:
+                        pass
+                    continue
+                out[entry.path] = {"size": st.st_size, "mtime": st.st_mtime, "type": "file"}
     return dict(sorted(out.items()))
 
 
@@ -244,7 +256,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
             continue
         rel = p[len(prefix):]
         parts = rel.split("/")
-        if len(parts) < 3 or any(not s or s.startswith(".") for s in parts):
+        if len(parts) < 3 or "/." in "/" + rel or "//" in rel or rel.endswith("/"):  # hidden or empty parts
             continue
         host, area, name = parts[0], parts[1], parts[-1]
         if info.get("type") == "directory":
@@ -327,9 +339,13 @@ def _read_json(fs, path: str, shown: str, problems: list[Problem]):
     try:
         if "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
             with open(path, "rb") as fh:  # fsspec's cat_file costs ~0.1 ms a file
-                doc = json.loads(fh.read())
+                raw = fh.read()
         else:
-            doc = json.loads(fs.cat_file(path))
+            raw = fs.cat_file(path)
+        try:  # orjson: 3x faster; json decides (and words the problem) wherever orjson refuses
+            doc = _orjson.loads(raw) if _orjson is not None else json.loads(raw)
+        except ValueError:
+            doc = json.loads(raw)
     except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         problems.append(Problem(shown, None, "bad_metadata", f"{type(exc).__name__}: {exc}"[:500]))
         return None

@@ -5,8 +5,12 @@ Tables
   ingests    one row per ingest attempt (status running|done)
   files      manifest: one row per physical log file ever read (identity = run + head fingerprint)
   runs       one row per container run, metadata + facts Paddle printed about itself
-  events     one row per normalized event (a line or a grouped block)
+  events     one row per normalized event (a line or a grouped block): a VIEW over the Parquet files
+             named by event_files (pipeline/eventstore.py), or a table in a row-store warehouse
+  event_files  manifest of the committed event files (path relative to meta.events_root)
   messages   distinct masked messages -> template_key, exact counts
+  message_counts  per run, message, level and kind: count, first and last line (what features,
+             the report and template counts read instead of scanning events)
   templates  mined templates with stable keys
   problems   every bad input met: file, line, reason
   predictions  the current root-cause verdict of each run (category, confidence, source, evidence)
@@ -22,10 +26,11 @@ from pathlib import Path
 
 import duckdb
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-# Each entry migrates from version i to i+1; index 0 creates the schema.
-MIGRATIONS: list[str] = [
+# Each entry migrates from version i to i+1 (SQL, or a function of the connection and the events
+# root); index 0 creates the schema of version 1.
+MIGRATIONS: list = [
     """
     CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
     CREATE TABLE IF NOT EXISTS ingests (
@@ -63,23 +68,78 @@ MIGRATIONS: list[str] = [
         run_id VARCHAR PRIMARY KEY, category VARCHAR, source VARCHAR, scenario VARCHAR, note VARCHAR,
         labeled_at TIMESTAMP);
     """,
+    lambda con, events: _events_to_parquet(con, events),
 ]
+
+COPY_ROWS = 1 << 22   # events per Parquet file when a v1 warehouse's events are copied out
+
+
+def _events_to_parquet(con: duckdb.DuckDBPyConnection, events: str) -> None:
+    """Schema 2: events leave DuckDB for Parquet files under `events` (or stay rows when it is
+    eventstore.ROWS), with the event_files manifest and per-run message counts. A v1 warehouse's
+    events are copied out as they are, one partition per ingest: no log is read again."""
+    from pipeline import eventstore
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS event_files (
+            path VARCHAR PRIMARY KEY, kind VARCHAR, ingest_id INTEGER, rows BIGINT, bytes BIGINT,
+            min_ts TIMESTAMP, max_ts TIMESTAMP, created_at TIMESTAMP);
+        CREATE TABLE IF NOT EXISTS message_counts (
+            run_id VARCHAR, message_key VARCHAR, level VARCHAR, kind VARCHAR, count BIGINT,
+            first_line BIGINT, last_line BIGINT);
+        INSERT INTO message_counts
+        SELECT run_id, message_key, level, kind, count(*), min(line_no), max(line_no) FROM events GROUP BY ALL;
+    """)
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('events_root', ?)", [events])
+    es = eventstore.store_of(con)
+    if es is None:
+        return
+    es.register_with(con)
+    written = []
+    for (ingest_id,) in con.execute("SELECT DISTINCT coalesce(ingest_id, 0) FROM events ORDER BY 1").fetchall():
+        reader = con.sql(f"SELECT {', '.join(eventstore.COLUMNS)} FROM events WHERE coalesce(ingest_id, 0) = ?",
+                         params=[ingest_id]).to_arrow_reader(COPY_ROWS)
+        part = 0
+        while True:  # one file per COPY_ROWS events: memory stays bounded at any warehouse size
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            written.append((ingest_id, es.write(_table(batch), f"ingest-{ingest_id:06d}/part-{part:05d}.parquet")))
+            part += 1
+    con.execute("DROP TABLE events")
+    for ingest_id, w in written:
+        con.execute("INSERT INTO event_files VALUES (?, 'batch', ?, ?, ?, ?, ?, now())",
+                    [w.path, ingest_id, w.rows, w.bytes, w.min_ts, w.max_ts])
+    eventstore.refresh_view(con, es)
+
+
+def _table(batch):
+    import pyarrow as pa
+    return pa.Table.from_batches([batch])
 
 
 class WarehouseLocked(RuntimeError):
     pass
 
 
-def connect(db_path: str | Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse, creating or migrating it (writers only)."""
+def connect(db_path: str | Path, read_only: bool = False, events: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse, creating or migrating it (writers only). `events`: where a new (or a
+    schema-1) warehouse keeps its events: a folder or fsspec URL, "duckdb" for DuckDB rows, None
+    for the folder beside the warehouse (`data/logml.events` for `data/logml.duckdb`)."""
+    from pipeline import eventstore
     db_path = str(db_path)
     if read_only:
         if not Path(db_path).exists():
             raise FileNotFoundError(f"no warehouse at {db_path}: run `logml ingest SOURCE` first")
-        return duckdb.connect(db_path, read_only=True)
-    Path(db_path).parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(db_path)
-    migrate(con)
+        con = duckdb.connect(db_path, read_only=True)
+    else:
+        Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(db_path)
+        migrate(con, events or eventstore.default_root(db_path))
+    if schema_version(con) >= 2:
+        es = eventstore.store_of(con)
+        if es is not None:
+            es.register_with(con)
     return con
 
 
@@ -109,13 +169,19 @@ def transaction(con: duckdb.DuckDBPyConnection):
     con.execute("COMMIT")
 
 
-def migrate(con: duckdb.DuckDBPyConnection) -> int:
+def migrate(con: duckdb.DuckDBPyConnection, events: str = "duckdb") -> int:
+    """Bring the schema to SCHEMA_VERSION, one transaction per step (a kill -9 mid-way leaves the
+    previous version; files a killed step wrote are orphans, removed by the next writer)."""
     current = schema_version(con)
     if current > SCHEMA_VERSION:
         raise RuntimeError(f"warehouse schema {current} is newer than this logml ({SCHEMA_VERSION})")
     for version in range(current, SCHEMA_VERSION):
         with transaction(con):
-            con.execute(MIGRATIONS[version])
+            step = MIGRATIONS[version]
+            if callable(step):
+                step(con, events)
+            else:
+                con.execute(step)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(version + 1)])
     return SCHEMA_VERSION
 
@@ -149,7 +215,7 @@ def warehouse_lock(db_path: str | Path, wait: bool = False, poll: float = 0.5):
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    names = ["runs", "files", "events", "messages", "templates", "problems"]
+    names = ["runs", "files", "events", "messages", "templates", "problems", "message_counts", "event_files"]
     return {n: scalar(con, f"SELECT count(*) FROM {n}") for n in names}
 
 

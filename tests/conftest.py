@@ -113,7 +113,7 @@ def gzip_file(src: Path, dst: Path) -> None:
 
 # Columns that record *when* or *in which attempt* something was ingested; everything else must match.
 BOOKKEEPING = {"ingest_id", "first_ingest", "last_ingest"}
-TABLES = ["runs", "files", "events", "messages", "templates", "problems"]
+TABLES = ["runs", "files", "events", "messages", "templates", "problems", "message_counts"]
 
 
 def snapshot(db: Path) -> dict[str, list[tuple]]:

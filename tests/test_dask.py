@@ -20,8 +20,10 @@ def test_dask_engine_equals_local_engine(tmp_path):
             assert len(client.scheduler_info()["workers"]) == 2
             summary = ingest(str(fleet), str(distributed), params, engine="dask", scheduler=cluster.scheduler_address)
     assert summary.runs == 15 and summary.events > 0
-    # workers decoded columnar batches, and read the files with kubelet partial lines line by line
+    # workers read, normalized and wrote the columnar batches (their event files are the committed
+    # ones), and read the files with kubelet partial lines line by line
     assert 0 < summary.files_columnar < summary.files_read
+    assert summary.files_distributed == summary.files_columnar
     assert snapshot(distributed) == snapshot(local)
     with duckdb.connect(str(distributed), read_only=True) as con:
         keys = {k for (k,) in con.execute("SELECT template_key FROM templates").fetchall()}

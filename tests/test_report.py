@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline import store
+from pipeline import eventstore, store
 from pipeline.report import (
     binom_two_sided,
     build_report,
@@ -119,10 +119,8 @@ def build_fixture_warehouse(db: Path) -> Path:
                           labels::JSON, started_at, finished_at, 10 FROM runs_df""")
     con.register("events_df", pd.DataFrame(events, columns=["run_id", "line_no", "ts", "level", "kind",
                                                             "message_key", "message"]))
-    con.execute("""INSERT INTO events (run_id, file_id, line_no, n_lines, ts, stream, level, kind, message_key,
-                                       message, text, ingest_id)
-                   SELECT run_id, 'f', line_no, 1, ts, 'stderr', level, kind, message_key, message, NULL, 1
-                   FROM events_df""")
+    eventstore.append(con, """SELECT run_id, 'f' AS file_id, line_no, 1 AS n_lines, ts, 'stderr' AS stream, level,
+                                     kind, message_key, message, NULL AS text, 1 AS ingest_id FROM events_df""", 1)
     for key, (mk, tk, text, tpl) in MSG.items():
         first = W47 + dt.timedelta(days=7 if key in ("shm_new", "evil") else 0)
         con.execute("INSERT INTO messages VALUES (?, ?, ?, 1, ?, ?, ?, 1)", [mk, tpl, tk, first, first, text])
