@@ -116,7 +116,7 @@ def template_key(initial_template: str) -> str:
 
 _DIGIT_RUNS = re.compile(rb"1+")
 _ASCII_DIGIT = re.compile(r"[0-9]").search
-# what makes a mask see digit-run lengths or values: a UUID's fixed group lengths, the "0x" of HEX
+# what makes a mask see digit-run lengths or values: a UUID's fixed group lengths, a MAC's pairs, the "0x" of HEX
 _RUN_SENSITIVE = re.compile(rb"[0-9a-fA-F]+(?:-[0-9a-fA-F]+){4}|[0-9a-fA-F]+(?::[0-9a-fA-F]+){5}|1x").search
 
 

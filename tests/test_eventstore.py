@@ -27,7 +27,7 @@ PREDICTIONS = """SELECT run_id, category, confidence, source, rule_id, model_cat
 
 def params_for(tmp_path: Path, name: str, rows: bool) -> dict:
     params = copy.deepcopy(load_params())
-    params["paths"] = {**params["paths"], "models": str(ROOT / "models"), "labeled": str(ROOT / "data" / "labeled"),
+    params["paths"] = {**params["paths"], "models": str(ROOT / "pipeline" / "models"), "labeled": str(ROOT / "data" / "labeled"),
                        "reports": str(tmp_path / name / "reports"), "events": eventstore.ROWS if rows else None}
     params["ingest"]["columnar"] = not rows  # the row store is also read the old way: line by line
     return params

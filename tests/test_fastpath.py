@@ -107,7 +107,7 @@ MESSAGES = [
     "id 550e8400-e29b-41d4-a716-446655440000 ok 12", "ptr 0x7f12ab done in 12ms", "conv2d_0.w_0 shape [32, 3, 3, 3]",
     "attempt_1445144423722_0020_m_000000_0 finished", "version 2.6.1.post120 on cuda11.8 sm_90 a100", "v5 x12y 3x4",
     "2026-11-29 10:00:00,853 step 12 of 100 took 1:02:03", "Jun 14 15:16:01 host 12 up", "abc 0x 1x2 10x20 0x1f",
-    "训练 epoch 1, 损失 0.25 and ١٢٣ fullwidth １２３", "HOSTNAME a575440819bf PADDLE_EXTRA_8 0244c1dc 3f2a9c0d1e4b",
+    "hwaddr 02:42:10:11:00:02 up", "训练 epoch 1, 损失 0.25 and ١٢٣ fullwidth １２３", "HOSTNAME a575440819bf PADDLE_EXTRA_8 0244c1dc 3f2a9c0d1e4b",
 ]
 
 
