@@ -104,7 +104,8 @@ ing.ingest(sys.argv[1], sys.argv[2])
 
 
 @pytest.mark.parametrize("where, after, path", [("events", 1, "line"), ("events", 5, "line"), ("mining", 1, "line"),
-                                               ("events", 1, "columnar"), ("events", 3, "columnar")])
+                                               ("events", 1, "columnar"), ("events", 3, "columnar"),
+                                               ("mining", 1, "columnar")])
 def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after, path):
     root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
     params = tmp_path / "params.yaml"
