@@ -124,3 +124,28 @@ def snapshot(db: Path) -> dict[str, list[tuple]]:
             rows = con.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
             out[table] = sorted(rows, key=repr)
         return out
+
+
+class CrashRun:
+    """A fleet ingested twice by `script` (a crash script: argv root, db, where, after): `clean`
+    uninterrupted, `crashed` killed with SIGKILL at `where` after `after` calls. `rerun()` runs the
+    crashed warehouse again to completion. `path`: "line" (line by line, small chunks) or
+    "columnar" (small batches), so that the kill lands mid-way."""
+
+    def __init__(self, tmp_path: Path, script: str, where: str, after: int, path: str) -> None:
+        import os
+        import subprocess
+        import sys
+        self._run = lambda db, w, n, **kw: subprocess.run(
+            [sys.executable, "-c", script, str(self.root), str(db), w, str(n)], env=self._env, **kw)
+        self.root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
+        params = tmp_path / "params.yaml"
+        params.write_text("ingest:\n  chunk_lines: 40\n  columnar: false\n" if path == "line"
+                          else "ingest:\n  batch_bytes: 20000\n")
+        self._env = {**os.environ, "LOGML_PARAMS": str(params), "PYTHONPATH": str(ROOT)}
+        self.clean, self.crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
+        self._run(self.clean, "none", 0, check=True)
+        self.killed = self._run(self.crashed, where, after)
+
+    def rerun(self) -> None:
+        self._run(self.crashed, "none", 0, check=True)

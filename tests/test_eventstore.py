@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import ROOT, make_fleet, snapshot
+from conftest import ROOT, CrashRun, make_fleet, snapshot
 from test_columnar import edge_fleet
 
 from pipeline import eventstore, store
@@ -116,26 +116,19 @@ if where == "compact":     # compaction committed, its old files not deleted yet
                                                ("rename", 2, "columnar"), ("rename", 2, "line"),
                                                ("compact", 1, "columnar")])
 def test_kill_9_in_the_event_store_then_rerun_equals_uninterrupted(tmp_path, where, after, path):
-    root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
-    params = tmp_path / "params.yaml"
-    params.write_text("ingest:\n  chunk_lines: 40\n  columnar: false\n" if path == "line"
-                      else "ingest:\n  batch_bytes: 20000\n")
-    env = {**os.environ, "LOGML_PARAMS": str(params), "PYTHONPATH": str(ROOT)}
-    clean, crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
-    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(clean), "none", "0"], env=env, check=True)
-    killed = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), where, str(after)], env=env)
-    assert killed.returncode == -9
-    folder = crashed.with_suffix(".events")
-    with duckdb.connect(str(crashed), read_only=True) as con:
+    run = CrashRun(tmp_path, CRASH_SCRIPT, where, after, path)
+    assert run.killed.returncode == -9
+    folder = run.crashed.with_suffix(".events")
+    with duckdb.connect(str(run.crashed), read_only=True) as con:
         named = {p for (p,) in con.execute("SELECT path FROM event_files").fetchall()}
         n_events = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
     left = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     assert left - named, "the kill left no orphan file"   # a temporary, renamed or replaced file
     if where != "compact":
-        assert n_events < snapshot_count(clean)
-    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), "none", "0"], env=env, check=True)
-    assert snapshot(crashed) == snapshot(clean)
-    with duckdb.connect(str(crashed), read_only=True) as con:
+        assert n_events < snapshot_count(run.clean)
+    run.rerun()
+    assert snapshot(run.crashed) == snapshot(run.clean)
+    with duckdb.connect(str(run.crashed), read_only=True) as con:
         named = {p for (p,) in con.execute("SELECT path FROM event_files").fetchall()}
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == named
 

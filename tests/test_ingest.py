@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import ROOT, make_fleet, snapshot, write_docker, write_plain
+from conftest import ROOT, CrashRun, snapshot, write_docker, write_plain
 
 from pipeline import store
 from pipeline.ingest import ingest
@@ -107,20 +106,12 @@ ing.ingest(sys.argv[1], sys.argv[2])
                                                ("events", 1, "columnar"), ("events", 3, "columnar"),
                                                ("mining", 1, "columnar")])
 def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after, path):
-    root = make_fleet(tmp_path / "fleet", runs=9, lines=300, seed=5)
-    params = tmp_path / "params.yaml"
-    # many chunks per file (line by line) or a few files per batch (columnar): the kill lands mid-way
-    params.write_text("ingest:\n  chunk_lines: 40\n  columnar: false\n" if path == "line"
-                      else "ingest:\n  batch_bytes: 20000\n")
-    env = {**os.environ, "LOGML_PARAMS": str(params), "PYTHONPATH": str(ROOT)}
-    clean, crashed = tmp_path / "clean.duckdb", tmp_path / "crashed.duckdb"
-    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(clean), "none", "0"], env=env, check=True)
-    killed = subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), where, str(after)], env=env)
-    assert killed.returncode == -9
+    run = CrashRun(tmp_path, CRASH_SCRIPT, where, after, path)
+    assert run.killed.returncode == -9
     table = "templates" if where == "mining" else "events"
-    assert q(crashed, f"SELECT count(*) FROM {table}")[0][0] < q(clean, f"SELECT count(*) FROM {table}")[0][0]
-    subprocess.run([sys.executable, "-c", CRASH_SCRIPT, str(root), str(crashed), "none", "0"], env=env, check=True)
-    assert snapshot(crashed) == snapshot(clean)
+    assert q(run.crashed, f"SELECT count(*) FROM {table}")[0][0] < q(run.clean, f"SELECT count(*) FROM {table}")[0][0]
+    run.rerun()
+    assert snapshot(run.crashed) == snapshot(run.clean)
 
 
 def test_lock_stops_a_second_nightly_and_wait_waits(fleet, tmp_path):
