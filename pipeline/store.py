@@ -132,6 +132,11 @@ def connect(db_path: str | Path, read_only: bool = False, events: str | None = N
         if not Path(db_path).exists():
             raise FileNotFoundError(f"no warehouse at {db_path}: run `logml ingest SOURCE` first")
         con = duckdb.connect(db_path, read_only=True)
+        version = schema_version(con)
+        if 0 < version < SCHEMA_VERSION:   # a reader cannot migrate; what it queries may not exist yet
+            con.close()
+            raise ValueError(f"warehouse {db_path} has schema {version}, this logml reads {SCHEMA_VERSION}: "
+                             f"migrate it once with `logml compact --db {db_path}` (or the next ingest or nightly)")
     else:
         Path(db_path).parent.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(db_path)

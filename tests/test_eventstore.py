@@ -158,6 +158,8 @@ def test_schema_1_warehouse_migrates_forward_without_reading_the_logs(tmp_path):
     downgrade_to_v1(old)
     with duckdb.connect(str(old), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM events").fetchall()[0][0] > 40_000
+    with pytest.raises(ValueError, match="logml compact"):   # a reader says how to migrate
+        store.connect(old, read_only=True)
     with store.connect(old) as con:   # the migration: no source is given, no log can be read
         assert store.schema_version(con) == 2
         assert eventstore.store_of(con).root == eventstore.default_root(str(old))
