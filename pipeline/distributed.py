@@ -22,15 +22,27 @@ import uuid
 from collections import deque
 
 from pipeline import columnar, envelope, eventstore
-from pipeline.mining import MaskCache
+from pipeline.mining import MaskCache, mask
 
 _STATE: dict = {}   # per worker process: its shape cache, mask cache and the prepared batches
 
 
 def _worker_state() -> dict:
     if not _STATE:
-        _STATE.update(shapes=columnar.ShapeCache(), masks=MaskCache(), prepared={})
+        import duckdb
+        # one DuckDB per worker for its casts and sums: a connection costs ~20 ms, a task ~100
+        _STATE.update(shapes=columnar.ShapeCache(), masks=MaskCache(), prepared={},
+                      con=duckdb.connect(config={"memory_limit": "256MB", "threads": 1}))
     return _STATE
+
+
+def _mask_ahead(messages: list[str], masks: MaskCache) -> dict[str, str]:
+    """{message: masked} of the messages this worker never masked (mask is pure): the client's lookup
+    then costs a dict probe, not a regex pass (on the client, masking was the largest serial cost)."""
+    need = masks.missing(messages)
+    ahead = dict(zip(need, (mask(m, masks.masks) for m in need)))
+    masks.lookup(need, ahead)   # remembered: a later batch of this worker does not mask them again
+    return ahead
 
 
 def _address() -> str | None:
@@ -44,7 +56,7 @@ def _address() -> str | None:
 def prepare_task(group, params, generation: int) -> list[tuple]:
     """Round 1 on a worker: ingest._work_items over a group of files. Returns, in file order,
     ("skip", run, logfile), ("parts", run, logfile, parts) for a file read line by line, and
-    ("prepared", worker, token, files, messages, bad, bad_parts) for a batch."""
+    ("prepared", worker, token, files, messages, masked_ahead, bad, bad_parts) for a batch."""
     from pipeline.ingest import _work_items, read_file
     state = _worker_state()
     manifest = {run.run_id: rows for run, _, rows in group}
@@ -63,8 +75,9 @@ def prepare_task(group, params, generation: int) -> list[tuple]:
                 chunk_lines, state["masks"])]
             token = uuid.uuid4().hex
             state["prepared"][token] = prep
-            out.append(("prepared", _address(), token, batch.files, prep.messages(), set(batch.bad_files),
-                        bad_parts))
+            messages = prep.messages()
+            out.append(("prepared", _address(), token, batch.files, messages, _mask_ahead(messages, state["masks"]),
+                        set(batch.bad_files), bad_parts))
         else:
             out.append((kind, *item))
     return out
@@ -73,15 +86,16 @@ def prepare_task(group, params, generation: int) -> list[tuple]:
 def finish_task(token: str, keys: list[str], masked_of: dict, ingest_id: int, root: str | None, rel: str):
     """Round 2 on the worker that prepared the batch: its events, written to the store (for a row
     store, the events themselves), and what the commit needs of them."""
-    import duckdb
-
     from pipeline.ingest import aggregate
     state = _worker_state()
     prep = state["prepared"].pop(token)
-    with duckdb.connect(config={"memory_limit": "256MB", "threads": 1}) as con:
-        events, masked_of, _ = columnar.finish(con, prep, keys, masked_of, state["shapes"], ingest_id)
-        con.register("batch", events)
+    con = state["con"]
+    events, masked_of, _ = columnar.finish(con, prep, keys, masked_of, state["shapes"], ingest_id)
+    con.register("batch", events)
+    try:
         agg = aggregate(con, "batch", events)
+    finally:
+        con.unregister("batch")
     if root is None:
         return events, agg, masked_of
     written = eventstore.EventStore(root).write(events.select(list(eventstore.COLUMNS)), rel) \
@@ -133,9 +147,9 @@ def run(files, manifest, params, client, masks: MaskCache, sink: eventstore.Sink
                 futures[j] = client.submit(prepare_task, groups[j], params, masks.generation, pure=False)
         for kind, *item in futures.pop(i).result():
             if kind == "prepared":
-                worker, token, files_, messages, bad, bad_parts = item
+                worker, token, files_, messages, masked_ahead, bad, bad_parts = item
                 on_prepared(files_)
-                keys, masked_of = masks.lookup(messages)
+                keys, masked_of = masks.lookup(messages, masked_ahead)
                 rekey(bad_parts, masks)
                 rel = sink.next_name()
                 future = client.submit(finish_task, token, keys, masked_of, sink.ingest_id, root, rel, pure=False,

@@ -430,7 +430,11 @@ class MaskAhead:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
             self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        future = self.pool.submit(mask_all, messages)
+        try:
+            future = self.pool.submit(mask_all, messages)
+        except RuntimeError:  # BrokenProcessPool: a helper died (an unguarded __main__): mask inline from now on
+            self.min_batch = 1 << 62
+            return dict
 
         def result() -> dict[str, str]:
             try:

@@ -160,6 +160,30 @@ def test_masks_computed_ahead_in_a_helper_process_change_nothing(tmp_path):
     assert_same(col, line)
 
 
+def test_a_script_without_a_main_guard_still_ingests(tmp_path):
+    """The mask helper is a spawned process: under a script with no `if __name__ == "__main__"`
+    the helper dies on start. The ingest masks inline then, and builds the same warehouse."""
+    import subprocess
+    import sys
+    root = make_fleet(tmp_path / "fleet", runs=9, lines=150, seed=4)
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import copy, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from pipeline.config import load_params\n"
+        "from pipeline.ingest import ingest\n"
+        "params = copy.deepcopy(load_params())\n"
+        "params['ingest'].update(mask_ahead_min=1, batch_bytes=5000)\n"
+        f"ingest({str(root)!r}, sys.argv[1], params)\n")
+    db = tmp_path / "unguarded.duckdb"
+    done = subprocess.run([sys.executable, str(script), str(db)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    params = copy.deepcopy(load_params())
+    params["ingest"].update(mask_ahead_min=1 << 40, batch_bytes=5000)
+    ingest(str(root), str(tmp_path / "inline.duckdb"), params)
+    assert snapshot(db) == snapshot(tmp_path / "inline.duckdb")
+
+
 def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=9)
     col, line = both_paths(root, tmp_path, batch_bytes=5000)
