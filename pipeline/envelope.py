@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import sources
 
@@ -356,6 +357,9 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
         owner = slow[order][np.maximum(np.searchsorted(starts, special, side="right") - 1, 0)]
         inside = (special >= body_start[owner]) & (special < body_start[owner] + body_len[owner])
         rows.append(np.unique(owner[inside]))
+    relayed = _relayed(buffers, body_buf, body_start, body_len)
+    if len(relayed):
+        rows.append(relayed)
     if not rows:
         return bytes(PAD)
     rows = np.unique(np.concatenate(rows))
@@ -371,6 +375,37 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
         body_buf[r], body_start[r], body_len[r] = 2, pos, len(encoded)
         pos += len(encoded)
     return b"".join([*out, bytes(PAD)])
+
+
+def _relayed(buffers, body_buf, body_start, body_len) -> np.ndarray:
+    """Lines whose body starts with a relay prefix (normalize.RELAY_PREFIX: "[1,0]<stderr>:",
+    "(pid=12) "...): a test of the first bytes over all lines (a "[2026/11/29" header is no
+    candidate: no "," among bytes 2-4, no "r", "d" or "p" second), the pattern (RE2) over the
+    few that pass."""
+    from pipeline.normalize import RELAY_PREFIX
+    # the first 8 bytes of every body in one word read (every buffer ends in PAD zero bytes)
+    head = np.zeros(len(body_start), np.uint64)
+    for b, data in enumerate(buffers[:2]):
+        sel = np.flatnonzero((body_buf == b) & (body_len > 0))
+        if len(sel):
+            head[sel] = _u64(np.frombuffer(data, np.uint8))[body_start[sel]]
+    byte = [((head >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8) for k in range(5)]
+    second = byte[1]
+    comma = (byte[2] == ord(",")) | (byte[3] == ord(",")) | (byte[4] == ord(","))
+    square = (byte[0] == ord("[")) & ((second == ord("r")) | (second == ord("d")) | (second == ord("p"))
+                                      | ((second >= ord("0")) & (second <= ord("9")) & comma))
+    candidates = np.flatnonzero(square | (byte[0] == ord("(")))
+    if not len(candidates):
+        return candidates
+    out = np.zeros((len(candidates), 16), np.uint8)
+    for b, data in enumerate(buffers[:2]):
+        sel = body_buf[candidates] == b
+        if sel.any():
+            c = candidates[sel]
+            out[sel] = views(np.frombuffer(data, np.uint8), body_start[c], body_len[c], b)
+    strings = view_array(out, [pa.py_buffer(d) for d in buffers[:2]])
+    hit = pc.match_substring_regex(strings.cast(pa.string()), "^" + RELAY_PREFIX)
+    return candidates[np.asarray(hit.fill_null(False))]
 
 
 def _bad_files(files, buf: bytes, raw, nl, starts, file_start, file_idx, fmt, ctrl, backslash, cap: int

@@ -180,8 +180,19 @@ def _date_prefix(raw: str, ybm: dict | None) -> str | None:
     return f"{year}-{month}-{day}T" if year else None
 
 
+# The tag a process multiplexer puts before every line it relays: mpirun --tag-output
+# "[1,0]<stderr>:", torchrun "[rank0]:", Ray "(RayTrainWorker pid=123, ip=10.0.0.3) ", kubectl logs
+# --prefix "[pod/name/container] ". It hides the header and the traceback shapes behind it, so it goes
+# like an envelope. ASCII classes only: ingest's columnar path runs the same pattern in RE2.
+RELAY_PREFIX = (r"(?:\[[0-9]+,[0-9]+\]<(?:stdout|stderr|stddiag)>:|\[(?:rank|default)[0-9]+\]:"
+                r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) )")
+_RELAY_RE = re.compile(RELAY_PREFIX)
+RELAY_CHARS = frozenset("[(")   # the first character of every relay prefix
+
+
 def clean_line(line: str) -> str:
-    """Remove ANSI escapes, trailing newlines and carriage-return overwrites (progress bars)."""
+    """Remove ANSI escapes, trailing newlines, carriage-return overwrites (progress bars) and a
+    relay prefix."""
     if "\x1b" in line:
         line = _ANSI_RE.sub("", line)
     if "\r" in line or "\n" in line:
@@ -190,6 +201,10 @@ def clean_line(line: str) -> str:
             # what a terminal shows: the last non-empty overwrite
             parts = [p for p in line.split("\r") if p.strip()]
             line = parts[-1] if parts else ""
+    if line[:1] in RELAY_CHARS:
+        m = _RELAY_RE.match(line)
+        if m is not None:
+            line = line[m.end():]
     return line
 
 
@@ -418,7 +433,7 @@ def line_shape(line: str) -> tuple | None:
     the same positions: parsing one representative line per shape is parsing them all.  The
     positions are checked against the line-by-line parser on that representative; a shape that
     does not reproduce it exactly is sent to the Normalizer."""
-    if "\x1b" in line or "\r" in line or "\n" in line:
+    if "\x1b" in line or "\r" in line or "\n" in line or (line[:1] in RELAY_CHARS and _RELAY_RE.match(line)):
         return None
     fam, level, end, *date = _header_spans(line)
     text = line[end:].rstrip()
@@ -645,8 +660,10 @@ class Normalizer:
         bare_chars = _BARE_CHARS
         bare_match = _BARE_RE.match
         bare_levels = _BARE_LEVELS
+        relay_chars = RELAY_CHARS
+        relay_match = _RELAY_RE.match
         for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
-            if "\x1b" in line or "\r" in line:
+            if "\x1b" in line or "\r" in line or (line[:1] in relay_chars and relay_match(line) is not None):
                 line = clean_line(line)
             # ---- header: inlined copy of _parse_fast ----
             c = line[:1]

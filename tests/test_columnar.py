@@ -184,6 +184,39 @@ def test_a_script_without_a_main_guard_still_ingests(tmp_path):
     assert snapshot(db) == snapshot(tmp_path / "inline.duckdb")
 
 
+def test_relayed_lines_same_warehouse_on_both_paths(tmp_path):
+    """Lines behind a relay tag ("[1,0]<stderr>:", "(pid=12) ", "[rank0]:") in docker, CRI and
+    plain files: the columnar path strips the tag as the Normalizer does, and no tag is left."""
+    from conftest import run_lines, write_cri, write_docker, write_plain
+    rng = random.Random(5)
+    root = tmp_path / "fleet"
+    tags = ["[1,0]<stderr>:", "(RayTrainWorker pid=12, ip=10.0.0.3) ", "[rank1]:", "[pod/job-0/main] "]
+    for i in range(8):
+        body = run_lines(rng, 80, failure=i % 4)
+        tagged = [tags[(i + k) % len(tags)] + line if k % 5 else line for k, line in enumerate(body)]
+        if i % 3 == 0:
+            write_docker(root, "h01", f"{i:02d}" + "cd" * 31, tagged, "paddlepaddle/paddle:2.6.0-gpu-cuda11.8-cudnn8")
+        elif i % 3 == 1:
+            write_cri(root, "h02", f"pod{i}", tagged)
+        else:
+            write_plain(root, "h03", f"job{i}", tagged, {"image": "paddlepaddle/paddle:2.6.0", "exit_code": 1})
+    col, line = both_paths(root, tmp_path)
+    assert_same(col, line)
+    assert col[1].files_columnar > 0
+    with duckdb.connect(str(tmp_path / "columnar.duckdb"), read_only=True) as con:
+        left = con.execute("SELECT count(*) FROM events WHERE regexp_matches(coalesce(text, message), "
+                           "'^(\\[[0-9]+,[0-9]+\\]<|\\[rank|\\(RayTrainWorker|\\[pod/)')").fetchall()[0][0]
+        blocks = con.execute("SELECT count(*) FROM events WHERE kind <> 'line'").fetchall()[0][0]
+    assert left == 0 and blocks > 0
+    # and the columns read them by shape: the decoded bodies lost the tag already
+    from pipeline import envelope, sources
+    runs, _ = sources.discover(str(root))
+    planned = [envelope.Planned(run, lf, 0, 0) for run in runs for lf in run.files]
+    batch = envelope.decode([p for p in planned if envelope.load(p)])
+    bodies = batch.strings("body").cast(pa.string()).to_pylist()
+    assert len(bodies) > 500 and not [b for b in bodies if b.startswith(tuple(tag.strip() for tag in tags))]
+
+
 def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=9)
     col, line = both_paths(root, tmp_path, batch_bytes=5000)

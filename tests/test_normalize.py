@@ -374,6 +374,28 @@ def test_ansi_and_carriage_returns():
     assert not any("\x1b" in t for t in df.text)
 
 
+RELAYS = ["[1,0]<stderr>:", "[rank3]:", "(RayTrainWorker pid=4242, ip=10.0.0.3) ", "(pid=77) ",
+          "[pod/train-job-0/trainer] "]
+
+
+@pytest.mark.parametrize("relay", RELAYS)
+def test_relay_prefixes_go_like_an_envelope(relay):
+    """mpirun --tag-output, torchrun, Ray and kubectl --prefix put a tag before every line: the
+    header behind it is read and a traceback behind it is still one block, as without the tag."""
+    lines = PY2_CUDA35 + ["[2026/11/29 10:00:00] ppocr INFO: after"]
+    plain = one(lines, ts=[ENV] * len(lines))
+    relayed = one([relay + line for line in lines], ts=[ENV] * len(lines))
+    pd.testing.assert_frame_equal(relayed, plain)
+    assert relayed.kind.tolist() == ["line", "py_traceback", "line", "line"]
+
+
+def test_lines_like_a_relay_prefix_are_kept():
+    kept = ["[2026/11/29 10:00:00] ppocr INFO: x", "(base) user@host:~$ python train.py", "[pod/x] y",
+            "(pid=12)no space", "[1,0] <stderr>: spaced"]
+    df = one(kept)
+    assert [t.strip() for t in df.text] == [kept[0].split("INFO: ")[1], *kept[1:]]
+
+
 def test_chinese_text_and_blank_lines():
     df = one(["[2026/11/29 10:00:00] ppocr INFO: 训练开始", "", "   ", "评估结束：精度 0.91"])
     assert df.message.tolist() == ["训练开始", "评估结束：精度 0.91"]

@@ -41,3 +41,19 @@ def test_every_failure_paste_shows_its_signature_as_evidence(predictions):
             # evidence is the log's own text (a block's summary may join two of its lines)
             assert ev["line"] is None or 1 <= ev["line"] <= n_lines, (name, ev)
             assert " ".join(ev["text"].split()[:4]) in " ".join(text.split()), (name, ev)
+
+
+@pytest.mark.parametrize("tag", ["[1,0]<stderr>:", "(RayTrainWorker pid=4242, ip=10.0.0.3) "])
+def test_a_paste_relayed_by_mpirun_or_ray_gets_the_same_verdict(predictions, tmp_path, tag):
+    """The same pastes as a multi-process launcher relays them, a tag before every line."""
+    from pipeline.predict import predict_paths
+    labels, results = predictions
+    for name in labels:
+        lines = (PASTES / name).read_text().splitlines()
+        (tmp_path / name).write_text("".join(tag + line + "\n" for line in lines))
+    relayed = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
+                                                               ROOT / "pipeline" / "models")}
+    changed = {f: (results[f]["category"], relayed[f]["category"]) for f in labels
+               if relayed[f]["category"] != results[f]["category"]}
+    assert not changed
+    assert all(abs(relayed[f]["confidence"] - results[f]["confidence"]) < 0.02 for f in labels)
