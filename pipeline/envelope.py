@@ -381,7 +381,8 @@ def _relayed(buffers, body_buf, body_start, body_len) -> np.ndarray:
     """Lines whose body starts with a relay prefix (normalize.RELAY_PREFIX: "[1,0]<stderr>:",
     "(pid=12) "...): a test of the first bytes over all lines (a "[2026/11/29" header is no
     candidate: no "," among bytes 2-4, no "r", "d" or "p" second), the pattern (RE2) over the
-    few that pass."""
+    few that pass. Compose's "name-1  | " is not looked for here: such lines go to the Normalizer
+    (line_shape refuses them), right but slower."""
     from pipeline.normalize import RELAY_PREFIX
     # the first 8 bytes of every body in one word read (every buffer ends in PAD zero bytes)
     head = np.zeros(len(body_start), np.uint64)
@@ -394,7 +395,7 @@ def _relayed(buffers, body_buf, body_start, body_len) -> np.ndarray:
     comma = (byte[2] == ord(",")) | (byte[3] == ord(",")) | (byte[4] == ord(","))
     square = (byte[0] == ord("[")) & ((second == ord("r")) | (second == ord("d")) | (second == ord("p"))
                                       | ((second >= ord("0")) & (second <= ord("9")) & comma))
-    candidates = np.flatnonzero(square | (byte[0] == ord("(")))
+    candidates = np.flatnonzero(square | (byte[0] == ord("(")) | (byte[0] == ord(">")))
     if not len(candidates):
         return candidates
     out = np.zeros((len(candidates), 16), np.uint8)

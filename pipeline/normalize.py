@@ -182,12 +182,19 @@ def _date_prefix(raw: str, ybm: dict | None) -> str | None:
 
 # The tag a process multiplexer puts before every line it relays: mpirun --tag-output
 # "[1,0]<stderr>:", torchrun "[rank0]:", Ray "(RayTrainWorker pid=123, ip=10.0.0.3) ", kubectl logs
-# --prefix "[pod/name/container] ". It hides the header and the traceback shapes behind it, so it goes
-# like an envelope. ASCII classes only: ingest's columnar path runs the same pattern in RE2.
+# --prefix "[pod/name/container] ", docker compose "trainer-1  | ", and a quoted paste's "> ". It
+# hides the header and the traceback shapes behind it, so it goes like an envelope. ASCII classes
+# only: ingest's columnar path runs the same pattern in RE2.
 RELAY_PREFIX = (r"(?:\[[0-9]+,[0-9]+\]<(?:stdout|stderr|stddiag)>:|\[(?:rank|default)[0-9]+\]:"
-                r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) )")
+                r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) "
+                r"|[A-Za-z0-9][A-Za-z0-9_.-]*[-_][0-9]+ +\| |(?:> )+)")
 _RELAY_RE = re.compile(RELAY_PREFIX)
-RELAY_CHARS = frozenset("[(")   # the first character of every relay prefix
+RELAY_CHARS = frozenset("[(>")   # the first character of every relay prefix but compose's
+
+
+def may_be_relayed(line: str) -> bool:
+    """A cheap test that passes every line with a relay prefix."""
+    return line[:1] in RELAY_CHARS or "| " in line[:80]
 
 
 def clean_line(line: str) -> str:
@@ -201,7 +208,7 @@ def clean_line(line: str) -> str:
             # what a terminal shows: the last non-empty overwrite
             parts = [p for p in line.split("\r") if p.strip()]
             line = parts[-1] if parts else ""
-    if line[:1] in RELAY_CHARS:
+    if may_be_relayed(line):
         m = _RELAY_RE.match(line)
         if m is not None:
             line = line[m.end():]
@@ -433,7 +440,7 @@ def line_shape(line: str) -> tuple | None:
     the same positions: parsing one representative line per shape is parsing them all.  The
     positions are checked against the line-by-line parser on that representative; a shape that
     does not reproduce it exactly is sent to the Normalizer."""
-    if "\x1b" in line or "\r" in line or "\n" in line or (line[:1] in RELAY_CHARS and _RELAY_RE.match(line)):
+    if "\x1b" in line or "\r" in line or "\n" in line or (may_be_relayed(line) and _RELAY_RE.match(line)):
         return None
     fam, level, end, *date = _header_spans(line)
     text = line[end:].rstrip()
@@ -663,7 +670,8 @@ class Normalizer:
         relay_chars = RELAY_CHARS
         relay_match = _RELAY_RE.match
         for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
-            if "\x1b" in line or "\r" in line or (line[:1] in relay_chars and relay_match(line) is not None):
+            if "\x1b" in line or "\r" in line or ((line[:1] in relay_chars or "| " in line[:80])
+                                                    and relay_match(line) is not None):
                 line = clean_line(line)
             # ---- header: inlined copy of _parse_fast ----
             c = line[:1]

@@ -375,7 +375,7 @@ def test_ansi_and_carriage_returns():
 
 
 RELAYS = ["[1,0]<stderr>:", "[rank3]:", "(RayTrainWorker pid=4242, ip=10.0.0.3) ", "(pid=77) ",
-          "[pod/train-job-0/trainer] "]
+          "[pod/train-job-0/trainer] ", "trainer-1  | ", "paddle_serving_1 | ", "> ", "> > "]
 
 
 @pytest.mark.parametrize("relay", RELAYS)
@@ -391,9 +391,10 @@ def test_relay_prefixes_go_like_an_envelope(relay):
 
 def test_lines_like_a_relay_prefix_are_kept():
     kept = ["[2026/11/29 10:00:00] ppocr INFO: x", "(base) user@host:~$ python train.py", "[pod/x] y",
-            "(pid=12)no space", "[1,0] <stderr>: spaced"]
+            "(pid=12)no space", "[1,0] <stderr>: spaced", ">>> import paddle", "Epoch  | loss 0.5",
+            " 50%|#####     | 5/10"]
     df = one(kept)
-    assert [t.strip() for t in df.text] == [kept[0].split("INFO: ")[1], *kept[1:]]
+    assert [t.strip() for t in df.text] == [kept[0].split("INFO: ")[1], *(k.strip() for k in kept[1:])]
 
 
 def test_chinese_text_and_blank_lines():
