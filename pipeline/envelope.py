@@ -330,14 +330,17 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES, buffer: byte
     if len(buffers) == 1:
         buffers.append(bytes(PAD))
     raw_body = (body_buf.copy(), body_start.copy(), body_len.copy())
-    cleaned = _clean(buffers, ctrl, nl, body_buf, body_start, body_len)
+    # a bad file's lines are read line by line (which reports them): not cleaned here, where an
+    # invalid UTF-8 byte beside an ANSI escape would stop the whole batch
+    in_bad = np.isin(file_idx, np.array(bad_files, np.int32)) if bad_files else np.zeros(n, bool)
+    cleaned = _clean(buffers, ctrl, nl, body_buf, body_start, body_len, in_bad)
     buffers.append(cleaned)
     collapsed = [b.translate(_DIGITS_TO_ONE) for b in buffers]
     return Batch(files, buffers, collapsed, file_idx, line_no, body_buf, body_start, body_len, env_buf,
                  env_start, env_len, stream, bad_files, int(slow.sum()), *raw_body)
 
 
-def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
+def _clean(buffers, ctrl, nl, body_buf, body_start, body_len, skip: np.ndarray) -> bytes:
     """Lines with ANSI escapes or carriage returns, cleaned as the Normalizer cleans them first
     (normalize.clean_line, in Python: a few lines a batch), into a new buffer; their bodies point
     there from now on, so their shapes are the cleaned lines' shapes."""
@@ -357,12 +360,13 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
         owner = slow[order][np.maximum(np.searchsorted(starts, special, side="right") - 1, 0)]
         inside = (special >= body_start[owner]) & (special < body_start[owner] + body_len[owner])
         rows.append(np.unique(owner[inside]))
-    relayed = _relayed(buffers, body_buf, body_start, body_len)
+    relayed = _relayed(buffers, body_buf, body_start, body_len, skip)
     if len(relayed):
         rows.append(relayed)
     if not rows:
         return bytes(PAD)
     rows = np.unique(np.concatenate(rows))
+    rows = rows[~skip[rows]]
     out, pos = [], 0
     for r in rows.tolist():
         data = buffers[body_buf[r]]
@@ -377,7 +381,7 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len) -> bytes:
     return b"".join([*out, bytes(PAD)])
 
 
-def _relayed(buffers, body_buf, body_start, body_len) -> np.ndarray:
+def _relayed(buffers, body_buf, body_start, body_len, skip: np.ndarray) -> np.ndarray:
     """Lines whose body starts with a relay prefix (normalize.RELAY_PREFIX: "[1,0]<stderr>:",
     "(pid=12) "...): a test of the first bytes over all lines (a "[2026/11/29" header is no
     candidate: no "," among bytes 2-4, no "r", "d" or "p" second), the pattern (RE2) over the
@@ -395,7 +399,7 @@ def _relayed(buffers, body_buf, body_start, body_len) -> np.ndarray:
     comma = (byte[2] == ord(",")) | (byte[3] == ord(",")) | (byte[4] == ord(","))
     square = (byte[0] == ord("[")) & ((second == ord("r")) | (second == ord("d")) | (second == ord("p"))
                                       | ((second >= ord("0")) & (second <= ord("9")) & comma))
-    candidates = np.flatnonzero(square | (byte[0] == ord("(")) | (byte[0] == ord(">")))
+    candidates = np.flatnonzero((square | (byte[0] == ord("(")) | (byte[0] == ord(">"))) & ~skip)
     if not len(candidates):
         return candidates
     out = np.zeros((len(candidates), 16), np.uint8)
