@@ -1024,8 +1024,15 @@ class _Reader:
             if text.endswith("\r"):
                 text = text[:-1]
         stream, ts = obj.get("stream"), obj.get("time")
-        return (ts if isinstance(ts, str) else None, stream if isinstance(stream, str) else None,
-                text, complete)
+        ts = ts if isinstance(ts, str) else None
+        if ts is not None and not ts.isascii():   # a \ud800-style escape in the time: not a time
+            try:
+                ts.encode("utf-8")
+            except UnicodeEncodeError:
+                self.acc.problem(no, "invalid_utf8")
+                ts = ts.encode("utf-8", "replace").decode("utf-8")
+        stream = stream if isinstance(stream, str) and stream.isascii() else None
+        return ts, stream, text, complete
 
     def docker_long(self, head: bytes, orig: int, newline: bool, off: int, nline: int) -> tuple[int, int]:
         # A single docker entry over the cap cannot be parsed from its first bytes: report and skip it.

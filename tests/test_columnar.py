@@ -240,6 +240,21 @@ def test_an_escape_or_a_relay_tag_beside_invalid_utf8_does_not_stop_the_batch(tm
     assert col[1].problem_reasons == {"invalid_utf8": 2} and col[1].files_columnar == 1
 
 
+def test_a_lone_surrogate_escape_in_a_docker_time_or_key_is_reported_not_fatal(tmp_path):
+    """`"time": "...\\ud800Z"` reached an Arrow column as a str that UTF-8 cannot encode and stopped
+    the ingest on both paths. Now it is reported as invalid_utf8 and the line kept (with no time)."""
+    from conftest import run_lines, write_docker
+    rng = random.Random(2)
+    path = write_docker(tmp_path / "fleet", "h01", "ab" * 32, run_lines(rng, 20), "img:1")
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = lines[3].replace(b'Z"}', b'\\ud800Z"}')
+    lines[5] = lines[5].replace(b'"stream"', b'"stre\\udc00am"')
+    path.write_bytes(b"\n".join(lines))
+    col, line = both_paths(tmp_path / "fleet", tmp_path)
+    assert_same(col, line)
+    assert col[1].problem_reasons == {"invalid_utf8": 1} and col[1].lines == len(lines) - 1
+
+
 def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=9)
     col, line = both_paths(root, tmp_path, batch_bytes=5000)
