@@ -445,7 +445,8 @@ def line_shape(line: str) -> tuple | None:
     fam, level, end, *date = _header_spans(line)
     text = line[end:].rstrip()
     t1 = end + len(text)
-    m0 = t1 - len(text.lstrip()) if text else t1
+    # the Normalizer strips a message's indent only after a space or tab ("\u2028x" keeps its U+2028)
+    m0 = t1 - len(text.lstrip()) if text[:1] in (" ", "\t") else end
     shape = (fam, level, end, t1, m0, bool(text) and _opens_block(text, fam, level), *date)
     if shape[5]:
         return None

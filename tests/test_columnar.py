@@ -255,6 +255,21 @@ def test_a_lone_surrogate_escape_in_a_docker_time_or_key_is_reported_not_fatal(t
     assert col[1].problem_reasons == {"invalid_utf8": 1} and col[1].lines == len(lines) - 1
 
 
+def test_lines_opening_with_unicode_whitespace_same_on_both_paths(tmp_path):
+    """Python's strip takes U+3000 (a Chinese full-width space), U+00A0 and U+2028, but the
+    Normalizer strips a message's indent only after a space or a tab: the shapes now do the same."""
+    from conftest import run_lines, write_docker, write_plain
+    rng = random.Random(8)
+    lead = ["\u3000", "\u00a0", "\u2028", " \u3000", "\t\u00a0"]
+    lines = [lead[k % len(lead)] + line if k % 3 == 0 else line for k, line in enumerate(run_lines(rng, 60, 1))]
+    lines += ["[2026/11/29 10:00:00] ppocr INFO: \u3000训练开始", "\u3000评估结束：精度 0.91"]
+    write_plain(tmp_path / "fleet", "h01", "job1", lines, {"image": "x", "exit_code": 1})
+    write_docker(tmp_path / "fleet", "h01", "cd" * 32, lines, "img:1")
+    col, line = both_paths(tmp_path / "fleet", tmp_path)
+    assert_same(col, line)
+    assert col[1].files_columnar == 2
+
+
 def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=9)
     col, line = both_paths(root, tmp_path, batch_bytes=5000)
