@@ -274,6 +274,8 @@ def predict_paths(paths: list[str], models_dir: str | Path):
                 real = tmp
             else:
                 real = path
+                if Path(real).is_dir():
+                    raise OSError(f"a directory, not a log file: {path} (logml ingest reads a folder)")
                 if not Path(real).is_file():
                     raise OSError(f"no such file: {path}")
             events, _ = read_log_events(real, predictor.rules)

@@ -143,7 +143,7 @@ def test_unreadable_input_gives_exit_1_and_an_error_object(trained, tmp_path):
     out = _predict([str(tmp_path / "missing.log"), str(tmp_path), str(good)], trained["models"])
     assert out.returncode == 1
     results = [json.loads(line) for line in out.stdout.decode().splitlines()]
-    assert "error" in results[0] and "error" in results[1]
+    assert results[0]["error"].startswith("no such file") and results[1]["error"].startswith("a directory")
     assert results[2]["category"] == "system_lib_missing" and "error" not in results[2]
 
 
