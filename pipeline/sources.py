@@ -30,6 +30,7 @@ from (chunk.resume_offset, chunk.resume_line): in the last chunk it also steps o
 (malformed ones), but never over an unterminated final write that could not be parsed.
 
 Problem reasons. Discovery: bad_metadata (config.v2.json / sidecar unreadable, not JSON, unusable values),
+unrecognized_path (a file outside <host>/docker/containers/, <host>/pods/ and <host>/files/),
 bad_inventory. Reading: invalid_utf8, nul_bytes, line_too_long (detail = original byte length),
 malformed_json, malformed_cri (detail = first 200 chars; the line is skipped), cri_partial_unterminated,
 docker_partial_unterminated, truncated_gzip, unreadable, binary, offset_beyond_end. Problem.line is the
@@ -222,11 +223,37 @@ def _local_listing(base: str) -> dict[str, dict]:
     return dict(sorted(out.items()))
 
 
+# A node's own folders, as a shipper that copies them whole keeps them: read as the layout's areas.
+_ALIASES = ((("var", "lib", "docker"), ("docker",)), (("var", "log", "pods"), ("pods",)),
+            (("containers",), ("docker", "containers")))
+_UNRECOGNIZED = ("not a log of the layout: <host>/docker/containers/<cid>/<cid>-json.log, "
+                 "<host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log or <host>/files/**/*.log (design.md)")
+
+
+def _canonical(parts: list[str]) -> list[str]:
+    """<host>/var/lib/docker/..., <host>/var/log/pods/... and <host>/containers/<cid>/... as the
+    layout's <host>/docker/... and <host>/pods/... (same run ids whichever way a node was copied)."""
+    for alias, area in _ALIASES:
+        k = len(alias)
+        if tuple(parts[1:1 + k]) == alias and len(parts) > k + 2:
+            return [parts[0], *area, *parts[1 + k:]]
+    return parts
+
+
+def _side_file(parts: list[str]) -> bool:
+    """Files of the layout's areas that are not logs (docker's own state beside containers/, a
+    container folder's checkpoints and mounts, a pod folder's other files, a model beside a
+    train.log), and kubelet's /var/log/containers view: symlinks to the pods' logs, read there."""
+    return parts[1] in ("docker", "pods", "files") or tuple(parts[1:4]) == ("var", "log", "containers")
+
+
 def discover(root: str) -> tuple[list[Run], list[Problem]]:
     """Find every run under root (local folder or fsspec URL); metadata from config/sidecar files.
 
-    Unknown files are ignored. A config.v2.json or sidecar that cannot be read or parsed is a Problem
-    (reason "bad_metadata"); its run is still returned. Raises FileNotFoundError if root does not exist.
+    A file outside the layout's areas is a Problem (reason "unrecognized_path"); files in them that
+    are not logs (docker's hostconfig.json, a model next to a train.log) are ignored. A config.v2.json
+    or sidecar that cannot be read or parsed is a Problem (reason "bad_metadata"); its run is still
+    returned. Raises FileNotFoundError if root does not exist.
     """
     import fsspec.core
 
@@ -257,11 +284,14 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
             continue
         rel = p[len(prefix):]
         parts = rel.split("/")
-        if len(parts) < 3 or "/." in "/" + rel or "//" in rel or rel.endswith("/"):  # hidden or empty parts
+        if "/." in "/" + rel or "//" in rel or rel.endswith("/") or info.get("type") == "directory":
+            continue   # hidden or empty parts
+        if len(parts) < 3:   # beside the host folders, or directly in one
+            if rel != "inventory.csv":
+                problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
             continue
+        parts = _canonical(parts)
         host, area, name = parts[0], parts[1], parts[-1]
-        if info.get("type") == "directory":
-            continue
         size = info.get("size")
         mtime = info.get("mtime")
         if mtime is None and info.get("LastModified") is not None:
@@ -277,6 +307,8 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
                 continue
             m = _DOCKER_LOG.match(name)
             if not m or m["cid"] != cid:
+                if ".log" in name:   # a log docker did not write under this container's id
+                    problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
                 continue
             lf = LogFile(url(p), "docker", int(m["rot"] or 0), bool(m["gz"]), size, mtime)
             builder(run_id, host=host, kind="docker", container_id=cid).add(lf.rotation, lf)
@@ -312,6 +344,9 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
             run_id = f"{host}/files/" + posixpath.join(*parts[2:-1], m["base"])
             lf = LogFile(url(p), "plain", rot, bool(m["gz"]), size, mtime)
             builder(run_id, host=host, kind="file").add(rot, lf)
+        elif not _side_file(parts):
+            # not silently dropped: a fleet laid out otherwise shows up in the problems
+            problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
 
     runs: list[Run] = []
     for run_id in sorted(builders):

@@ -536,3 +536,39 @@ def test_sniff_format_and_logfile_for_path(tmp_path):
     f = logfile_for_path(write(tmp_path / "whatever.gz", cri("x"), gz=True))
     assert (f.fmt, f.compressed) == ("cri", True)
     assert read_all(f).lines == ["x"]
+
+
+def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
+    """A shipper that copies a node's /var/lib/docker and /var/log/pods (or docker's containers/
+    folder alone) gives the same runs as the layout; a log anywhere else is reported, never dropped
+    silently; docker's own state and kubelet's /var/log/containers view are ignored."""
+    cid, cid2 = "ab" * 32, "cd" * 32
+    files = {
+        f"h1/var/lib/docker/containers/{cid}/{cid}-json.log": dj("I1129 ok\n"),
+        f"h1/var/lib/docker/containers/{cid}/config.v2.json": json.dumps(
+            {"Config": {"Image": PADDLE_IMAGE}, "State": {"ExitCode": 3}}).encode(),
+        f"h1/var/lib/docker/containers/{cid}/hostconfig.json": b"{}",
+        f"h1/var/lib/docker/containers/{cid}/checkpoints/c1/config.json": b"{}",
+        "h1/var/lib/docker/overlay2/l/ABC/diff/etc/passwd": b"root:x:0:0",
+        "h1/var/log/pods/ns_train-0_uid1/trainer/0.log": cri("step 1"),
+        f"h1/var/log/containers/train-0_ns_trainer-{cid2}.log": cri("step 1"),
+        f"h2/containers/{cid2}/{cid2}-json.log": dj("hello\n"),
+        "README.md": b"# our fleet\n",
+        "h3/train.log": b"loose\n",
+        "h3/logs/app.log": b"elsewhere\n",
+        "inventory.csv": b"host,gpu_model\nh1,A100\n",
+    }
+    for rel, data in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    runs, problems = discover(str(tmp_path))
+    by_id = {r.run_id: r for r in runs}
+    assert set(by_id) == {f"h1/docker/containers/{cid}", "h1/pods/ns_train-0_uid1/trainer/0",
+                          f"h2/docker/containers/{cid2}"}
+    docker = by_id[f"h1/docker/containers/{cid}"]
+    assert docker.image == PADDLE_IMAGE and docker.exit_code == 3 and docker.kind == "docker"
+    assert by_id["h1/pods/ns_train-0_uid1/trainer/0"].namespace == "ns"
+    assert sorted((os.path.relpath(p.path, tmp_path), p.reason) for p in problems) == [
+        ("README.md", "unrecognized_path"), ("h3/logs/app.log", "unrecognized_path"),
+        ("h3/train.log", "unrecognized_path")]
