@@ -226,6 +226,7 @@ def _local_listing(base: str) -> dict[str, dict]:
 # A node's own folders, as a shipper that copies them whole keeps them: read as the layout's areas.
 _ALIASES = ((("var", "lib", "docker"), ("docker",)), (("var", "log", "pods"), ("pods",)),
             (("containers",), ("docker", "containers")))
+_LOG_LIKE = re.compile(r"\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?$|^workerlog\.\d+$|\.gz$")
 _UNRECOGNIZED = ("not a log of the layout: <host>/docker/containers/<cid>/<cid>-json.log, "
                  "<host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log or <host>/files/**/*.log (design.md)")
 
@@ -286,8 +287,8 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         parts = rel.split("/")
         if "/." in "/" + rel or "//" in rel or rel.endswith("/") or info.get("type") == "directory":
             continue   # hidden or empty parts
-        if len(parts) < 3:   # beside the host folders, or directly in one
-            if rel != "inventory.csv":
+        if len(parts) < 3:   # beside the host folders (a log there: inventory.csv, labels are not), or in one
+            if len(parts) == 2 or _LOG_LIKE.search(rel):
                 problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
             continue
         parts = _canonical(parts)

@@ -554,6 +554,8 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
         f"h1/var/log/containers/train-0_ns_trainer-{cid2}.log": cri("step 1"),
         f"h2/containers/{cid2}/{cid2}-json.log": dj("hello\n"),
         "README.md": b"# our fleet\n",
+        "labels.csv": b"run_id,category\n",
+        "node7-train.log": b"flat at the root\n",
         "h3/train.log": b"loose\n",
         "h3/logs/app.log": b"elsewhere\n",
         "inventory.csv": b"host,gpu_model\nh1,A100\n",
@@ -570,5 +572,5 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
     assert docker.image == PADDLE_IMAGE and docker.exit_code == 3 and docker.kind == "docker"
     assert by_id["h1/pods/ns_train-0_uid1/trainer/0"].namespace == "ns"
     assert sorted((os.path.relpath(p.path, tmp_path), p.reason) for p in problems) == [
-        ("README.md", "unrecognized_path"), ("h3/logs/app.log", "unrecognized_path"),
-        ("h3/train.log", "unrecognized_path")]
+        ("h3/logs/app.log", "unrecognized_path"), ("h3/train.log", "unrecognized_path"),
+        ("node7-train.log", "unrecognized_path")]
