@@ -132,6 +132,7 @@ class Chunk:
 
 _DOCKER_LOG = re.compile(r"^(?P<cid>.+)-json\.log(?:\.(?P<rot>\d+))?(?P<gz>\.gz)?$")
 _CRI_LOG = re.compile(r"^(?P<n>\d+)\.log(?:\.(?P<ts>\d{8}-\d{6}))?(?P<gz>\.gz)?$")
+_OLD_CRI_LOG = re.compile(r"^(?P<container>.+)_(?P<log>\d+\.log(?:\.\d{8}-\d{6})?(?:\.gz)?)$")
 _PLAIN_LOG = re.compile(r"^(?P<base>.+\.log)(?:\.(?P<rot>\d+))?(?P<gz>\.gz)?$")
 _WORKERLOG = re.compile(r"^(?P<base>workerlog\.\d+)(?P<gz>\.gz)?$")  # paddle.distributed.launch output
 _META_KEYS = ("container_id", "name", "namespace", "pod", "image", "image_tag", "exit_code", "oom_killed",
@@ -237,7 +238,12 @@ def _canonical(parts: list[str]) -> list[str]:
     for alias, area in _ALIASES:
         k = len(alias)
         if tuple(parts[1:1 + k]) == alias and len(parts) > k + 2:
-            return [parts[0], *area, *parts[1 + k:]]
+            parts = [parts[0], *area, *parts[1 + k:]]
+            break
+    if len(parts) == 4 and parts[1] == "pods":   # kubelet before 1.14: pods/<uid>/<container>_<n>.log
+        m = _OLD_CRI_LOG.match(parts[3])
+        if m:
+            return [*parts[:3], m["container"], m["log"]]
     return parts
 
 

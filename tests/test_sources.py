@@ -551,6 +551,7 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
         f"h1/var/lib/docker/containers/{cid}/checkpoints/c1/config.json": b"{}",
         "h1/var/lib/docker/overlay2/l/ABC/diff/etc/passwd": b"root:x:0:0",
         "h1/var/log/pods/ns_train-0_uid1/trainer/0.log": cri("step 1"),
+        "h4/var/log/pods/0f1e2d3c-uid/trainer_2.log": cri("kubelet < 1.14"),
         f"h1/var/log/containers/train-0_ns_trainer-{cid2}.log": cri("step 1"),
         f"h2/containers/{cid2}/{cid2}-json.log": dj("hello\n"),
         "README.md": b"# our fleet\n",
@@ -567,7 +568,8 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
     runs, problems = discover(str(tmp_path))
     by_id = {r.run_id: r for r in runs}
     assert set(by_id) == {f"h1/docker/containers/{cid}", "h1/pods/ns_train-0_uid1/trainer/0",
-                          f"h2/docker/containers/{cid2}"}
+                          f"h2/docker/containers/{cid2}", "h4/pods/0f1e2d3c-uid/trainer/2"}
+    assert by_id["h4/pods/0f1e2d3c-uid/trainer/2"].restart == 2 and by_id["h4/pods/0f1e2d3c-uid/trainer/2"].kind == "cri"
     docker = by_id[f"h1/docker/containers/{cid}"]
     assert docker.image == PADDLE_IMAGE and docker.exit_code == 3 and docker.kind == "docker"
     assert by_id["h1/pods/ns_train-0_uid1/trainer/0"].namespace == "ns"
