@@ -293,7 +293,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         parts = rel.split("/")
         if "/." in "/" + rel or "//" in rel or rel.endswith("/") or info.get("type") == "directory":
             continue   # hidden or empty parts
-        if len(parts) < 3:   # beside the host folders (a log there: inventory.csv, labels are not), or in one
+        if len(parts) < 3:   # directly in a host folder, or beside them (where only a log is worth a report)
             if len(parts) == 2 or _LOG_LIKE.search(rel):
                 problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
             continue
