@@ -189,12 +189,16 @@ RELAY_PREFIX = (r"(?:\[[0-9]+,[0-9]+\]<(?:stdout|stderr|stddiag)>:|\[(?:rank|def
                 r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) "
                 r"|[A-Za-z0-9][A-Za-z0-9_.-]*[-_][0-9]+ +\| |(?:> )+)")
 _RELAY_RE = re.compile(RELAY_PREFIX)
-RELAY_CHARS = frozenset("[(>")   # the first character of every relay prefix but compose's
-
-
 def may_be_relayed(line: str) -> bool:
-    """A cheap test that passes every line with a relay prefix."""
-    return line[:1] in RELAY_CHARS or "| " in line[:80]
+    """A cheap test that passes every line with a relay prefix, and few others: a "[2026/11/29 ...]"
+    header fails it (no "r", "d" or "p" second, no "," among the next characters)."""
+    c = line[:1]
+    if c == "[":
+        d = line[1:2]
+        return (d != "" and d in "rdp") or (d.isdigit() and "," in line[2:7])
+    if c == "(" or c == ">":
+        return True
+    return c.isalnum() and "| " in line[:80]
 
 
 def clean_line(line: str) -> str:
@@ -668,11 +672,10 @@ class Normalizer:
         bare_chars = _BARE_CHARS
         bare_match = _BARE_RE.match
         bare_levels = _BARE_LEVELS
-        relay_chars = RELAY_CHARS
+        may_relay = may_be_relayed
         relay_match = _RELAY_RE.match
         for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
-            if "\x1b" in line or "\r" in line or ((line[:1] in relay_chars or "| " in line[:80])
-                                                    and relay_match(line) is not None):
+            if "\x1b" in line or "\r" in line or (may_relay(line) and relay_match(line) is not None):
                 line = clean_line(line)
             # ---- header: inlined copy of _parse_fast ----
             c = line[:1]
