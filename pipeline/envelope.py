@@ -383,9 +383,9 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len, skip: np.ndarray) 
 
 def _relayed(buffers, body_buf, body_start, body_len, skip: np.ndarray) -> np.ndarray:
     """Lines whose body starts with a relay prefix (normalize.RELAY_PREFIX: "[1,0]<stderr>:",
-    "(pid=12) "...): a test of the first bytes over all lines (a "[2026/11/29" header is no
-    candidate: no "," among bytes 2-4, no "r", "d" or "p" second), the pattern (RE2) over the
-    few that pass. Compose's "name-1  | " is not looked for here: such lines go to the Normalizer
+    "(pid=12) "...): normalize.may_be_relayed on the first bytes of all lines (a "[2026/11/29"
+    header is no candidate: no "," among bytes 2-6, no "r", "d" or "p" second), the pattern
+    (RE2) over the few that pass. Compose's "name-1  | " is not looked for here: such lines go to the Normalizer
     (line_shape refuses them), right but slower."""
     from pipeline.normalize import RELAY_PREFIX
     # the first 8 bytes of every body in one word read (every buffer ends in PAD zero bytes)
@@ -394,9 +394,9 @@ def _relayed(buffers, body_buf, body_start, body_len, skip: np.ndarray) -> np.nd
         sel = np.flatnonzero((body_buf == b) & (body_len > 0))
         if len(sel):
             head[sel] = _u64(np.frombuffer(data, np.uint8))[body_start[sel]]
-    byte = [((head >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8) for k in range(5)]
+    byte = [((head >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8) for k in range(7)]
     second = byte[1]
-    comma = (byte[2] == ord(",")) | (byte[3] == ord(",")) | (byte[4] == ord(","))
+    comma = np.logical_or.reduce([b == ord(",") for b in byte[2:7]])
     square = (byte[0] == ord("[")) & ((second == ord("r")) | (second == ord("d")) | (second == ord("p"))
                                       | ((second >= ord("0")) & (second <= ord("9")) & comma))
     candidates = np.flatnonzero((square | (byte[0] == ord("(")) | (byte[0] == ord(">"))) & ~skip)

@@ -195,7 +195,7 @@ def may_be_relayed(line: str) -> bool:
     c = line[:1]
     if c == "[":
         d = line[1:2]
-        return (d != "" and d in "rdp") or (d.isdigit() and "," in line[2:7])
+        return d in ("r", "d", "p") or (d.isdigit() and "," in line[2:7])
     if c == "(" or c == ">":
         return True
     return c.isalnum() and "| " in line[:80]
@@ -673,9 +673,8 @@ class Normalizer:
         bare_match = _BARE_RE.match
         bare_levels = _BARE_LEVELS
         may_relay = may_be_relayed
-        relay_match = _RELAY_RE.match
         for seq, line, line_no, env_ts, stream in zip(count(self._seq), lines, line_nos, env, streams):
-            if "\x1b" in line or "\r" in line or (may_relay(line) and relay_match(line) is not None):
+            if "\x1b" in line or "\r" in line or may_relay(line):
                 line = clean_line(line)
             # ---- header: inlined copy of _parse_fast ----
             c = line[:1]
