@@ -6,6 +6,7 @@ classification of every new run (the same code, so both agree).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,8 +197,11 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     import os
     size = os.path.getsize(path)
     skim = size * (5 if logfile.compressed else 1) > skim_bytes  # gzip: ~5x smaller than the log
+    unpaster = Unpaster() if logfile.fmt == "plain" else None
     for chunk in sources.read_chunks(logfile):
         problems.extend(chunk.problems)
+        if unpaster:
+            chunk = unpaster.feed(chunk)
         if not skim:
             events, _ = normalizer.feed_rows(chunk)
             keep(events)
@@ -214,6 +218,68 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
         merged = {r[2]: r for r in list(relevant) + list(tail)}  # r[2]: the event's first line
         rows = [merged[k] for k in sorted(merged)]
     return Events.from_rows(rows), problems
+
+
+class Unpaster:
+    """Markdown around a log pasted by hand (a plain-text file given to `logml predict`).
+
+    Issue threads wrap a log in ```` ``` ```` fences, add a question after it and indent it under a
+    list item. None of that is log output, and at the end of a file it hides how the log ended:
+    a healthy run no longer "ends well", a rule that wants the last lines sees the question. So
+    fence lines are dropped, and so is the text outside the fences: after a closing fence up to
+    the next opening one, and before the first fence when the first chunk shows that it opens a
+    block (a second fence follows, or it names a language: ```` ```text ````). A lone bare fence
+    may close a paste cut at its start, so the text before it stays. An indent that every non-blank line of
+    the first chunk shares (3+ characters, or a tab: a list item's or an indented code block's,
+    not a traceback frame's two spaces) is removed from every line. Docker and CRI files are a
+    node's own output and are never unpasted; the nightly ingest never is either."""
+
+    FENCE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})[\w+.#-]*[ \t]*$")
+    MIN_INDENT = 3
+
+    def __init__(self):
+        self.inside = False     # between an opening fence and its closing one
+        self.closed = False     # a fence has closed: commentary until the next one opens
+        self.indent: str | None = None
+
+    def feed(self, chunk):
+        from dataclasses import replace
+        keep, fenced = [], []
+        if self.indent is None:  # the first chunk: does a fence open the log?
+            fences = [i for i, line in enumerate(chunk.lines) if self.FENCE.match(line)]
+            tagged = bool(fences) and chunk.lines[fences[0]].strip(" \t>`~") != ""
+            self.closed = len(fences) >= 2 or tagged
+        for i, line in enumerate(chunk.lines):
+            if self.FENCE.match(line):
+                self.inside = not self.inside
+                self.closed = self.closed or not self.inside
+                continue
+            if self.closed and not self.inside:
+                continue
+            keep.append(i)
+            if self.inside:
+                fenced.append(i)
+        if self.indent is None:  # inside fences, the log's own indent (the text around has none)
+            self.indent = self._common_indent([chunk.lines[i] for i in (fenced or keep)])
+        if len(keep) == len(chunk.lines) and not self.indent:
+            return chunk
+        lines = [chunk.lines[i] for i in keep]
+        if self.indent:
+            cut = len(self.indent)
+            lines = [ln[cut:] if ln.startswith(self.indent) else ln for ln in lines]
+
+        def pick(values):
+            return [values[i] for i in keep] if values else values
+        return replace(chunk, lines=lines, line_nos=pick(chunk.line_nos), ts=pick(chunk.ts),
+                       streams=pick(chunk.streams), end_offsets=pick(chunk.end_offsets),
+                       end_lines=pick(chunk.end_lines))
+
+    @classmethod
+    def _common_indent(cls, lines: list[str]) -> str:
+        import os
+        indents = [ln[:len(ln) - len(ln.lstrip(" \t"))] for ln in lines if ln.strip()]
+        common = os.path.commonprefix(indents) if indents else ""
+        return common if len(common) >= cls.MIN_INDENT or "\t" in common else ""
 
 
 def _skim(chunk, prefilter: str, window: int, tail: int):

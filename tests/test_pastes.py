@@ -57,3 +57,56 @@ def test_a_paste_relayed_by_mpirun_or_ray_gets_the_same_verdict(predictions, tmp
                if relayed[f]["category"] != results[f]["category"]}
     assert not changed
     assert all(abs(relayed[f]["confidence"] - results[f]["confidence"]) < 0.02 for f in labels)
+
+
+def _as_issue_comment(lines: list[str]) -> list[str]:
+    return ["I get this error when I run the training script:", "", "```text", *lines, "```", "",
+            "Any idea what is wrong? Thanks!"]
+
+
+def _in_a_list_item(lines: list[str]) -> list[str]:
+    return ["Steps:", "1. `python train.py -c configs/ppyoloe.yml`", "2. It fails with:", "",
+            "    ```", *("    " + line for line in lines), "    ```", "", "3. I also tried CPU, same thing."]
+
+
+def _indented_block(lines: list[str]) -> list[str]:
+    return ["    " + line if line else "" for line in lines]
+
+
+@pytest.mark.parametrize("quote, shift", [(_as_issue_comment, 3), (_in_a_list_item, 5), (_indented_block, 0)])
+def test_a_paste_in_markdown_gets_the_same_verdict(predictions, tmp_path, quote, shift):
+    """The same pastes as an issue thread shows them: fenced between the question and a thanks,
+    fenced and indented under a list item, or as an indented code block. The verdict, its
+    confidence and its evidence are the paste's own; evidence lines count in the quoting file."""
+    from pipeline.predict import predict_paths
+    labels, results = predictions
+    for name in labels:
+        (tmp_path / name).write_text("\n".join(quote((PASTES / name).read_text().splitlines())) + "\n")
+    quoted = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
+                                                              ROOT / "pipeline" / "models")}
+    changed = {f: (results[f]["category"], results[f]["confidence"], quoted[f]["category"], quoted[f]["confidence"])
+               for f in labels if quoted[f]["category"] != results[f]["category"]
+               or abs(quoted[f]["confidence"] - results[f]["confidence"]) >= 0.02}
+    assert not changed
+    for name in labels:
+        lines = [ev["line"] for ev in results[name]["evidence"]]
+        assert [ev["line"] for ev in quoted[name]["evidence"]] == [n + shift if n else n for n in lines], name
+
+
+def test_only_fences_that_open_a_block_drop_the_text_before_them():
+    """A lone bare fence may be the end of a paste whose start was cut: nothing before it is lost.
+    A node's own docker log is never unpasted."""
+    from pipeline.predict import Unpaster
+    from pipeline.sources import Chunk
+
+    def fed(lines):
+        n = len(lines)
+        chunk = Chunk(lines, list(range(1, n + 1)), [None] * n, [None] * n, list(range(n)))
+        return Unpaster().feed(chunk).lines
+
+    log = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "OSError: x"]
+    assert fed([*log, "```", "any idea?"]) == [*log, "any idea?"]
+    assert fed(["see:", "```", *log, "```", "any idea?"]) == log
+    assert fed(["see:", "```log", *log]) == log
+    assert fed(["  " + line for line in log]) == ["  " + line for line in log]   # two spaces: a frame's indent
+    assert fed(["\t" + line for line in log]) == log
