@@ -110,3 +110,44 @@ def test_only_fences_that_open_a_block_drop_the_text_before_them():
     assert fed(["see:", "```log", *log]) == log
     assert fed(["  " + line for line in log]) == ["  " + line for line in log]   # two spaces: a frame's indent
     assert fed(["\t" + line for line in log]) == log
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_a_paste_hard_wrapped_by_a_console_gets_the_same_verdict(predictions, tmp_path, width):
+    """Copied from a console that cuts every line at its width (and so every long signature in two)."""
+    from pipeline.predict import predict_paths
+    labels, results = predictions
+    for name in labels:
+        lines = (PASTES / name).read_text().splitlines()
+        (tmp_path / name).write_text("".join(line[i:i + width] + "\n" for line in lines
+                                             for i in range(0, max(len(line), 1), width)))
+    wrapped = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
+                                                               ROOT / "pipeline" / "models")}
+    changed = {f: (results[f]["category"], results[f]["confidence"], wrapped[f]["category"], wrapped[f]["confidence"])
+               for f in labels if wrapped[f]["category"] != results[f]["category"]
+               or abs(wrapped[f]["confidence"] - results[f]["confidence"]) >= 0.1}
+    assert not changed
+
+
+def test_lines_are_joined_only_where_a_console_cut_them():
+    from pipeline.predict import Unpaster
+    from pipeline.sources import Chunk
+
+    def fed(lines):
+        n = len(lines)
+        return Unpaster().feed(Chunk(lines, list(range(1, n + 1)), [None] * n, [None] * n, list(range(n)))).lines
+
+    signature = ("OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime "
+                 "version. [Hint: 'cudaErrorInsufficientDriver'.] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:63)")
+    cut = [signature[i:i + 80] for i in range(0, len(signature), 80)]
+    assert fed(["W1201 10:00:00.1 12 init.cc:1] warming up", *cut]) == ["W1201 10:00:00.1 12 init.cc:1] warming up",
+                                                                          signature]
+    # the longest lines are one record printed in a fixed format: a column of them is not a wrap
+    progress = [f"[2026/11/19 17:{m:02d}:24] ppocr INFO: epoch: [{m}/20], loss: 0.{m:02d}1234, "
+                f"lr: 0.001000, reader_cost: 0.01 s, ips: 24.{m:02d} samples/s, max_mem_allocated: 4237 MB"
+                for m in range(10, 16)]
+    text = [line for p in progress for line in (p, "eval model::   0%|          | 0/218 [00:00<?, ?it/s]")]
+    assert fed(text) == text
+    # a traceback frame ends whole, whatever its length
+    frame = '  File "/usr/local/lib/python3.10/site-packages/paddle/device/__init__.py", line 131, in set_device'
+    assert fed([frame[:100], "ValueError: The device should not be 'gpu'"])[0] == frame[:100]
