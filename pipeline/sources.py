@@ -356,6 +356,11 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
             problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
 
     runs: list[Run] = []
+    # A fleet repeats its hosts, image tags and label sets on every container: one copy of each
+    # (at 30M lines, 86k runs, they were a quarter of what discovery keeps). Runs share a label
+    # dict, so nothing may change one in place.
+    shared_labels: dict[tuple, dict] = {}
+    intern = sys.intern
     for run_id in sorted(builders):
         b = builders[run_id]
         # kubelet rotation: <n>.log.<YYYYMMDD-HHMMSS>[.gz]; the newest rotated file is rotation 1
@@ -374,6 +379,13 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
                     _apply_sidecar(run, doc, url(meta), problems)
         if run.image and not run.image_tag:
             run.image_tag = image_tag(run.image)
+        run.host = intern(run.host)
+        if run.image_tag:
+            run.image_tag = intern(run.image_tag)
+        if run.namespace:
+            run.namespace = intern(run.namespace)
+        if run.labels:
+            run.labels = shared_labels.setdefault(tuple(run.labels.items()), run.labels)
         runs.append(run)
     return runs, problems
 
