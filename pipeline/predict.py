@@ -223,19 +223,21 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
 class Unpaster:
     """Markdown around a log pasted by hand (a plain-text file given to `logml predict`).
 
-    Issue threads wrap a log in ```` ``` ```` fences, add a question after it and indent it under a
-    list item. None of that is log output, and at the end of a file it hides how the log ended:
-    a healthy run no longer "ends well", a rule that wants the last lines sees the question. So
-    fence lines are dropped, and so is the text outside the fences: after a closing fence up to
-    the next opening one, and before the first fence when the first chunk shows that it opens a
-    block (a second fence follows, or it names a language: ```` ```text ````). A lone bare fence
-    may close a paste cut at its start, so the text before it stays. An indent that every
-    non-blank line of the first chunk shares (3+ characters, or a tab: a list item's or an indented code block's,
-    not a traceback frame's two spaces) is removed from every line. A paste hard-wrapped at a
-    fixed width (a console copy; see _wrap_width) has its cut lines joined again, or a traceback
-    line cut in two matches no signature. Docker and CRI files are a node's own output and are
-    never unpasted, nor is a log too big to be a paste (one that is skimmed), nor anything the
-    nightly ingest reads."""
+    Issue threads wrap a log in ```` ``` ```` fences, add a question after it, indent it under a
+    list item and end it with the shell prompt that came back. None of that is log output, and at
+    the end of a file it hides how the log ended: a healthy run no longer "ends well", a rule that
+    wants the last lines sees the question. So fence lines are dropped, and so is the text outside
+    the fences: after a closing fence up to the next opening one, and before the first fence when
+    the first chunk shows that it opens a block (a second fence follows, or it names a language:
+    ```` ```text ````). A lone bare fence may close a paste cut at its start, so the text before it
+    stays. A prompt line with no command after it (``user@host:~/work$``, ``root@3f2a:/workspace#``,
+    ``C:\\work>``) is dropped; one with a command stays, the command says what ran. An indent that
+    every non-blank line of the first chunk shares (3+ characters, or a tab: a list item's or an
+    indented code block's, not a traceback frame's two spaces) is removed from every line. A paste
+    hard-wrapped at a fixed width (a console copy; see _wrap_width) has its cut lines joined again,
+    or a traceback line cut in two matches no signature. Docker and CRI files are a node's own
+    output and are never unpasted, nor is a log too big to be a paste (one that is skimmed), nor
+    anything the nightly ingest reads."""
 
     FENCE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})[\w+.#-]*[ \t]*$")
     MIN_INDENT = 3
@@ -253,17 +255,19 @@ class Unpaster:
         from dataclasses import replace
         lines = chunk.lines
         first = self.indent is None
-        # most files have no fence, no indent and no wrap: each is ruled out by one C-level pass
-        text = "\n".join(lines) if first or self.inside or self.closed else ""
+        # most files have no fence, prompt, indent or wrap: each is ruled out by one C-level pass
+        text = "\n".join(lines)
         fenced = "```" in text or "~~~" in text
         keep, inside = range(len(lines)), []
+        if _PROMPT.search(text):  # a shell prompt with no command: the shell, not the job, speaks
+            keep = [i for i in keep if not _PROMPT.match(lines[i])]
         if fenced:
             fences = [i for i, line in enumerate(lines) if self.FENCE.match(line)]
             if first:  # does a fence open the log?
                 tagged = bool(fences) and lines[fences[0]].strip(" \t>`~") != ""
                 self.closed = len(fences) >= 2 or tagged
-            keep, at = [], set(fences)
-            for i in range(len(lines)):
+            kept, keep, at = keep, [], set(fences)
+            for i in sorted(set(kept) | at):
                 if i in at:
                     self.inside = not self.inside
                     self.closed = self.closed or not self.inside
@@ -271,6 +275,7 @@ class Unpaster:
                     keep.append(i)
                     if self.inside:
                         inside.append(i)
+        if len(keep) < len(lines):
             lines = [lines[i] for i in keep]
         if first:  # inside fences, the log's own indent (the text around has none)
             unindented = not fenced and _UNINDENTED.search(text)
@@ -341,6 +346,8 @@ class Unpaster:
         return common if len(common) >= cls.MIN_INDENT or "\t" in common else ""
 
 
+_PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\) ?)?(?:[\w.-]+@[\w.-]+(?::[^\n$#]*)?|PS [A-Za-z]:\\[^\n>]*"
+                     r"|[A-Za-z]:\\[^\n>]*)[$#>] ?$", re.M)   # user@host:~/dir$ , root@3f2a:/w# , C:\x>
 _UNINDENTED = re.compile(r"^[^ \t\n]", re.M)
 _ENDS_LINE = frozenset(".:;!?)]}'\"")
 _FRAME_END = re.compile(r", line \d+, in [\w<>.]+$")   # a Python traceback frame's line is whole
