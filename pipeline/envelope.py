@@ -178,7 +178,9 @@ class Batch:
     line cannot be read here as sources.read_chunks reads it: its file goes line by line)."""
     files: list[Planned]
     buffers: list[bytes]          # 0: the raw bytes; 1: bodies/timestamps decoded by SQL
-    collapsed: list[bytes]        # the same with every ASCII digit turned into "1"
+    # the same with every ASCII digit turned into "1": made when first asked for (by the thread
+    # that normalizes, so a batch waiting in the reader's queue holds one copy of its bytes, not two)
+    collapsed: list[bytes] | None
     file_idx: np.ndarray
     line_no: np.ndarray
     body_buf: np.ndarray
@@ -251,6 +253,8 @@ class Batch:
         if which == "env" and valid is None:
             valid = length >= 0
         length = np.maximum(length, 0)
+        if collapsed and self.collapsed is None:
+            self.collapsed = [b.translate(_DIGITS_TO_ONE) for b in self.buffers]
         src = self.collapsed if collapsed else self.buffers
         only = None if valid is None or valid.all() else valid   # null rows need no view
         used = np.bincount(buf if only is None else buf[only], minlength=len(src))
@@ -283,10 +287,10 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES, buffer: byte
     raw = full[:len(buf) - PAD]
     # two scans of the buffer find what every later step needs: control bytes (newlines among
     # them) and backslashes (docker escapes)
-    ctrl = np.flatnonzero(raw < 32)
+    ctrl = _where_bytes(raw, np.less, 32)
     nl = ctrl[raw[ctrl] == 10]
     ctrl = ctrl[raw[ctrl] != 10]
-    backslash = np.flatnonzero(raw == 92)
+    backslash = _where_bytes(raw, np.equal, 92)
     n = len(nl)
     starts = np.empty(n, np.int64)
     if n:
@@ -335,9 +339,22 @@ def decode(files: list[Planned], cap: int = sources.MAX_LINE_BYTES, buffer: byte
     in_bad = np.isin(file_idx, np.array(bad_files, np.int32)) if bad_files else np.zeros(n, bool)
     cleaned = _clean(buffers, ctrl, nl, body_buf, body_start, body_len, in_bad)
     buffers.append(cleaned)
-    collapsed = [b.translate(_DIGITS_TO_ONE) for b in buffers]
-    return Batch(files, buffers, collapsed, file_idx, line_no, body_buf, body_start, body_len, env_buf,
+    return Batch(files, buffers, None, file_idx, line_no, body_buf, body_start, body_len, env_buf,
                  env_start, env_len, stream, bad_files, int(slow.sum()), *raw_body)
+
+
+def _where_bytes(raw: np.ndarray, op, value: int, step: int = 4 << 20) -> np.ndarray:
+    """np.flatnonzero(op(raw, value)) a slice at a time: a mask of the whole batch would be a
+    temporary as big as its bytes, at the moment two other batches are in memory."""
+    if len(raw) <= step:
+        return np.flatnonzero(op(raw, value))
+    out = np.empty(step, bool)
+    parts = []
+    for at in range(0, len(raw), step):
+        piece = raw[at:at + step]
+        hit = op(piece, value, out=out[:len(piece)])
+        parts.append(np.flatnonzero(hit) + at)
+    return np.concatenate(parts)
 
 
 def _clean(buffers, ctrl, nl, body_buf, body_start, body_len, skip: np.ndarray) -> bytes:

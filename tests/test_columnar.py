@@ -278,6 +278,18 @@ def test_small_batches_and_a_second_ingest_change_nothing(tmp_path):
     assert again.files_skipped == col[1].files_read and again.events == 0
 
 
+def test_caches_that_forget_change_nothing(tmp_path):
+    """The mask and shape caches are bounded (a fleet's distinct forms keep growing): with caches
+    that forget nearly at once, every batch re-parses and re-masks, and the warehouse is the same."""
+    root = make_fleet(tmp_path / "fleet", runs=12, lines=200, seed=5)
+    col, line = both_paths(root, tmp_path, batch_bytes=5000)
+    params = copy.deepcopy(load_params())
+    params["ingest"].update(batch_bytes=5000, mask_cache=3, shape_cache=4)
+    forgetful = ingest(str(root), str(tmp_path / "forgetful.duckdb"), params)
+    assert_same((snapshot(tmp_path / "forgetful.duckdb"), forgetful), col)
+    assert_same(col, line)
+
+
 HEADERS = [line for line in MIXED if line.strip()] + ["[2026-11-29 20:15:39,853] [ WARNING] x.py:733 - msg 1",
                                                      "2026-11-29 20:15:39.123 | INFO | mod:fn:12 - loguru 2"]
 
@@ -306,3 +318,13 @@ def test_a_shape_parses_every_line_with_other_digits(line):
 def test_collapse_digits_keeps_offsets_nulls_and_non_ascii():
     arr = pa.array(["x0", "a1b22", None, "٣x9", ""]).slice(1)
     assert collapse_digits(arr).to_pylist() == ["a1b11", None, "٣x1", ""]
+
+
+def test_byte_positions_found_a_slice_at_a_time_are_the_whole_scan():
+    import numpy as np
+
+    from pipeline.envelope import _where_bytes
+    raw = np.random.default_rng(3).integers(0, 256, size=100_003).astype(np.uint8)
+    for step in (7, 4096, 1 << 20):
+        assert np.array_equal(_where_bytes(raw, np.less, 32, step), np.flatnonzero(raw < 32))
+        assert np.array_equal(_where_bytes(raw, np.equal, 92, step), np.flatnonzero(raw == 92))
