@@ -20,7 +20,7 @@ DEFAULTS: dict = {
     "events": {"keep_days": None, "compact": True, "compact_small_rows": 1 << 20, "compact_target_rows": 1 << 22},
     "ingest": {"chunk_lines": 200_000, "max_line_bytes": 1 << 20, "columnar": True, "batch_bytes": 32 << 20,
                "duckdb_memory": "128MB", "checkpoint_every": "256MB", "mask_ahead_min": 10000,
-               "mask_cache": 120_000, "shape_cache": 100_000},
+               "mask_cache": 120_000, "shape_cache": 100_000, "buffer_events": 50_000},
     "model": {},
     "train": {"splits": 4, "seed": 0, "wrong_cost": 0.5, "ship_with_test": True},
     "train_corpus": {"hosts": 24, "days": 10, "seed": 7},

@@ -877,7 +877,10 @@ def ingest(source: str, db: str, params: dict | None = None,
         con.execute(f"SET checkpoint_threshold = '{params['ingest'].get('checkpoint_every', '256MB')}'")
         # DuckDB would otherwise cache up to 80% of RAM in written pages: bound the process instead
         con.execute(f"SET memory_limit = '{params['ingest'].get('duckdb_memory', '512MB')}'")
-        writer = BatchWriter(con, ingest_id, flush_events=chunk_lines, sink=eventstore.Sink(es, ingest_id))
+        # line-by-line events wait in the writer for a commit of their own: at 30M lines up to
+        # 200k of them (~70 MB of tuples) were held beside three columnar batches
+        flush_events = min(chunk_lines, int(params["ingest"].get("buffer_events", chunk_lines)))
+        writer = BatchWriter(con, ingest_id, flush_events=flush_events, sink=eventstore.Sink(es, ingest_id))
         manifest = _load_manifest(con)
         files = [(run, logfile) for run in runs for logfile in run.files]
         if engine == "dask":
