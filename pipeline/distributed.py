@@ -27,11 +27,14 @@ from pipeline.mining import MaskCache, mask
 _STATE: dict = {}   # per worker process: its shape cache, mask cache and the prepared batches
 
 
-def _worker_state() -> dict:
+def _worker_state(params: dict | None = None) -> dict:
     if not _STATE:
         import duckdb
+
+        from pipeline.ingest import caches
+        masks, shapes = caches(params or {"ingest": {}})   # bounded as the local engine's
         # one DuckDB per worker for its casts and sums: a connection costs ~20 ms, a task ~100
-        _STATE.update(shapes=columnar.ShapeCache(), masks=MaskCache(), prepared={},
+        _STATE.update(shapes=shapes, masks=masks, prepared={},
                       con=duckdb.connect(config={"memory_limit": "256MB", "threads": 1}))
     return _STATE
 
@@ -58,7 +61,7 @@ def prepare_task(group, params, generation: int) -> list[tuple]:
     ("skip", run, logfile), ("parts", run, logfile, parts) for a file read line by line, and
     ("prepared", worker, token, files, messages, masked_ahead, bad, bad_parts) for a batch."""
     from pipeline.ingest import _work_items, read_file
-    state = _worker_state()
+    state = _worker_state(params)
     manifest = {run.run_id: rows for run, _, rows in group}
     chunk_lines = int(params["ingest"]["chunk_lines"])
     out = []

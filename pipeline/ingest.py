@@ -466,7 +466,7 @@ def _ingest_on_dask(files, manifest, params, con, writer: BatchWriter, summary: 
     from pipeline import distributed
     cluster = None if scheduler else LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                                   dashboard_address=None)
-    masks, _ = _caches(params)
+    masks, _ = caches(params)
 
     def seen(run, logfile):
         if on_file:
@@ -590,7 +590,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     write, in the same order, to the committer thread."""
     import duckdb
     chunk_lines = int(params["ingest"]["chunk_lines"])
-    masks, shapes = _caches(params)
+    masks, shapes = caches(params)
     ahead = MaskAhead(min_batch=int(params["ingest"].get("mask_ahead_min", 10000)))
     clock = clock or _Clock({})
     committer = _Committer()
@@ -654,7 +654,7 @@ def _consumer(con, manifest, params, writer: BatchWriter, summary: IngestSummary
     return consume
 
 
-def _caches(params) -> tuple[MaskCache, columnar.ShapeCache]:
+def caches(params) -> tuple[MaskCache, columnar.ShapeCache]:
     """The mask and shape caches, bounded: at 30M lines (200k raw forms, 200k shapes) they were a
     fifth of the peak RSS, and they keep growing with a fleet; what they forget costs recomputation,
     never a different result."""
