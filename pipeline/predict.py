@@ -278,7 +278,7 @@ class Unpaster:
         if len(keep) < len(lines):
             lines = [lines[i] for i in keep]
         if first:  # inside fences, the log's own indent (the text around has none)
-            unindented = not fenced and _UNINDENTED.search(text)
+            unindented = not fenced and len(keep) == len(chunk.lines) and _UNINDENTED.search(text)
             self.indent = "" if unindented else self._common_indent([chunk.lines[i] for i in (inside or keep)])
         if self.indent:
             cut = len(self.indent)

@@ -122,6 +122,8 @@ def test_only_fences_that_open_a_block_drop_the_text_before_them():
     assert fed(["see:", "```log", *log]) == log
     assert fed(["  " + line for line in log]) == ["  " + line for line in log]   # two spaces: a frame's indent
     assert fed(["\t" + line for line in log]) == log
+    # the prompt that came back is no part of the log: it does not keep the log's indent
+    assert fed([*("    " + line for line in log), "(base) me@gpu-01:~/work$ "]) == log
 
 
 @pytest.mark.parametrize("width", [80, 100, 120])
