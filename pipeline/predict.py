@@ -246,39 +246,41 @@ class Unpaster:
     CONSOLE_WIDTHS = (80, 100, 120, 132, 160)  # ... one is enough at a common console width
 
     def __init__(self):
+        self.first = True       # the first chunk decides on fences, indent and wrap width
         self.inside = False     # between an opening fence and its closing one
         self.closed = False     # a fence has closed: commentary until the next one opens
-        self.indent: str | None = None
+        self.indent = ""
         self.width = 0
 
     def feed(self, chunk):
         from dataclasses import replace
         lines = chunk.lines
-        first = self.indent is None
+        first, self.first = self.first, False
         # most files have no fence, prompt, indent or wrap: each is ruled out by one C-level pass
         text = "\n".join(lines)
         fenced = "```" in text or "~~~" in text
-        keep, inside = range(len(lines)), []
-        if _PROMPT.search(text):  # a shell prompt with no command: the shell, not the job, speaks
-            keep = [i for i in keep if not _PROMPT.match(lines[i])]
+        # a shell prompt with no command: the shell, not the job, speaks
+        prompts = {i for i, line in enumerate(lines) if _PROMPT.match(line)} if _PROMPT.search(text) else set()
+        keep = [i for i in range(len(lines)) if i not in prompts] if prompts else range(len(lines))
+        inside: list[int] = []
         if fenced:
-            fences = [i for i, line in enumerate(lines) if self.FENCE.match(line)]
+            fences = {i for i, line in enumerate(lines) if self.FENCE.match(line)}
             if first:  # does a fence open the log?
-                tagged = bool(fences) and lines[fences[0]].strip(" \t>`~") != ""
-                self.closed = len(fences) >= 2 or tagged
-            kept, keep, at = keep, [], set(fences)
-            for i in sorted(set(kept) | at):
-                if i in at:
+                opening = lines[min(fences)] if fences else ""
+                self.closed = len(fences) >= 2 or opening.strip(" \t>`~") != ""
+            keep = []
+            for i in range(len(lines)):
+                if i in fences:
                     self.inside = not self.inside
                     self.closed = self.closed or not self.inside
-                elif self.inside or not self.closed:
+                elif i not in prompts and (self.inside or not self.closed):
                     keep.append(i)
                     if self.inside:
                         inside.append(i)
         if len(keep) < len(lines):
             lines = [lines[i] for i in keep]
         if first:  # inside fences, the log's own indent (the text around has none)
-            unindented = not fenced and len(keep) == len(chunk.lines) and _UNINDENTED.search(text)
+            unindented = not fenced and not prompts and _UNINDENTED.search(text)
             self.indent = "" if unindented else self._common_indent([chunk.lines[i] for i in (inside or keep)])
         if self.indent:
             cut = len(self.indent)
