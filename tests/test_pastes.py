@@ -3,6 +3,7 @@ capture harness): Paddle 1.x dumps, truncated pastes, shell prompts, Chinese tex
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,106 @@ def test_lines_are_joined_only_where_a_console_cut_them():
     # a traceback frame ends whole, whatever its length
     frame = '  File "/usr/local/lib/python3.10/site-packages/paddle/device/__init__.py", line 131, in set_device'
     assert fed([frame[:100], "ValueError: The device should not be 'gpu'"])[0] == frame[:100]
+
+
+_PY_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)$')
+
+
+def _as_a_notebook_prints_it(lines: list[str], ipython: int) -> list[str]:
+    """Each complete Python traceback as IPython prints it in a notebook: a rule, the exception
+    class before the header, one head per frame (IPython 8: "Cell In[4], line 2" / "File p:n, in f";
+    IPython 7: "<ipython-input-..> in <module>" / "p in f(args)"), numbered source with an arrow."""
+    out, i = [], 0
+    while i < len(lines):
+        if not lines[i].startswith("Traceback (most recent call last)"):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and (lines[j][:1] in " \t" or not lines[j].strip()):
+            j += 1
+        name = lines[j].split(":")[0].strip() if j < len(lines) else ""
+        if not re.fullmatch(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*", name):
+            out.extend(lines[i:j])   # cut before its exception line: the header could not name it
+            i = j
+            continue
+        out += ["-" * 75, f"{name:<42}Traceback (most recent call last)"]
+        frames = [(m, lines[k + 1].strip() if k + 1 < j and not _PY_FRAME.match(lines[k + 1]) else "")
+                  for k in range(i + 1, j) if (m := _PY_FRAME.match(lines[k]))]
+        for n, (m, code) in enumerate(frames):
+            path, no, fn = m.groups()
+            cell = n == 0 and "site-packages" not in path
+            if ipython == 8:
+                out.append(f"Cell In[4], line {no}" if cell else f"File {path}:{no}, in {fn}(*args, **kwargs)")
+            else:
+                out.append("<ipython-input-4-9c1f2e3d4b5a> in <module>" if cell else f"{path} in {fn}(*args, **kwargs)")
+            out += [f"{int(no) - 1:>7} pass", f"----> {no} {code}".rstrip(), ""]
+        i = j
+    return out
+
+
+def test_ipython_tracebacks_are_printed_again_in_pythons_form():
+    from pipeline.paste import reprint_notebook_tracebacks
+
+    def reprinted(lines):
+        return [text for text, _ in reprint_notebook_tracebacks(lines)]
+
+    python = ["Traceback (most recent call last):", '  File "Cell In[4]", line 2, in <module>', "    y = f(x)",
+              '  File "/usr/lib/python3.10/site-packages/paddle/nn/layer.py", line 9, in f', "    raise ValueError(x)",
+              "ValueError: bad x"]
+    ipython8 = ["-" * 75, "ValueError                                Traceback (most recent call last)",
+                "Cell In[4], line 2", "      1 x = 3", "----> 2 y = f(x)", "",
+                "File /usr/lib/python3.10/site-packages/paddle/nn/layer.py:9, in f(x)", "      8 def f(x):",
+                "----> 9     raise ValueError(x)", "", "ValueError: bad x"]
+    assert reprinted(["before", *ipython8, "after"]) == ["before", *python, "after"]
+    ipython7 = ["ValueError                                Traceback (most recent call last)",
+                "<ipython-input-4-9c1f2e3d4b5a> in <module>", "----> 2 y = f(x)",
+                "/usr/lib/python3.10/site-packages/paddle/nn/layer.py in f(x)", "      8 def f(x):",
+                "----> 9     raise ValueError(x)", "ValueError: bad x"]
+    assert reprinted(ipython7) == [python[0], python[1].replace("Cell In[4]", "<ipython-input-4-9c1f2e3d4b5a>"),
+                                   *python[2:]]
+    # Colab shows frames as links; a paste that lost its line breaks glues the rule, header and a frame
+    colab = ["ValueError                                Traceback (most recent call last)" +
+             "[<ipython-input-4-9c1f2e3d4b5a>](https://localhost:8080/# in <cell line: 2>()", "----> 2 y = f(x)",
+             "[/usr/lib/python3.10/site-packages/paddle/nn/layer.py](https://localhost:8080/# in f(x)",
+             "----> 9     raise ValueError(x)", "ValueError: bad x"]
+    assert reprinted(colab) == reprinted(ipython7)
+    # cut before its exception line: the class the header named ends the traceback
+    assert reprinted(ipython8[:6] + ["(the rest is in the attached file)"]) == [*python[:3], "ValueError",
+                                                                                 "(the rest is in the attached file)"]
+    # Python's own tracebacks and prose that mentions one stay as they are
+    assert reprinted(python) == python
+    prose = ["see the log below   Traceback (most recent call last)", "it fails at import"]
+    assert reprinted(prose) == prose
+
+
+@pytest.mark.parametrize("ipython", [7, 8])
+def test_a_paste_from_a_notebook_reads_like_the_script_run(predictions, tmp_path, ipython):
+    """A traceback copied from Jupyter or AI Studio is read as the same traceback: the same verdict,
+    confidence and failing-frame context as the paste it was printed from, evidence lines counted
+    in the notebook's paste."""
+    from pipeline.features import run_features
+    from pipeline.predict import predict_paths, read_log_events
+    labels, results = predictions
+    shown = {}
+    for name in labels:
+        lines = (PASTES / name).read_text().splitlines()
+        notebook = _as_a_notebook_prints_it(lines, ipython)
+        if notebook != lines:
+            shown[name] = notebook
+            (tmp_path / name).write_text("\n".join(notebook) + "\n")
+    assert len(shown) >= 3
+    printed = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in shown],
+                                                               ROOT / "pipeline" / "models")}
+    changed = {f: (results[f]["category"], results[f]["confidence"], printed[f]["category"], printed[f]["confidence"])
+               for f in shown if printed[f]["category"] != results[f]["category"]
+               or abs(printed[f]["confidence"] - results[f]["confidence"]) >= 0.05}
+    assert not changed
+
+    def frame_tokens(path):
+        events, _ = read_log_events(str(path))
+        return {t for t in run_features(events).context.split() if t.startswith(("frame_", "exc_", "last_"))}
+    for name, notebook in shown.items():
+        assert frame_tokens(tmp_path / name) == frame_tokens(PASTES / name), name
+        for ev in printed[name]["evidence"]:   # an event is cited at its first line
+            assert ev["line"] is None or ev["text"].split()[0] in " ".join(notebook[ev["line"] - 1:]), (name, ev)
