@@ -156,13 +156,14 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
     classes = probas.classes
     for i in rows:
         v = ds.verdicts[i]
+        foreign = getattr(ds.features[i], "foreign", False) and v is None
         out["rules_only"].append(combine(v, None, None, "rules_only", failed=bool(ds.failed[i])))
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
-            out["combined"].append(combine(None, classes, combined[i], "combined", fixed))
+            out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign))
         else:
-            out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner))
+            out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign))
     return out
 
 

@@ -31,6 +31,17 @@ RELEVANT = re.compile(
 TAIL_EVENTS = 30
 MAX_CHARS = 12_000
 
+# Signs that a log comes from an ML job at all: the framework, its devices, Python, model files.
+# A log of some length with none of them (a web server, a database, a node's syslog, another
+# system's daemon) is outside what logml's categories describe, whatever its words resemble.
+ML_STACK = re.compile(
+    r"(?i)paddle|fluid|\bcuda|cudnn|cublas|nccl|\bgpu|nvidia|python|\.py\b|traceback|tensor|numpy|\bpip\b|conda|"
+    r"\bimport\b|torch|predictor|\.pd(?:model|params|iparams)\b|\binference\b|dataloader|\bepoch\b|phi::|"
+    r"lib\w+\.so|\.so\.\d|\bdll\b|site-packages|onnx|tensorrt|\bmodel\b|\btrain(?:ing|er)?\b|飞桨|模型|训练"
+)
+FOREIGN_MIN_EVENTS = 16   # a short paste may be an ML job's last lines: only a longer log is judged foreign
+HEAD_EVENTS = 200         # and its first events, where banners and the command line are
+
 # What the classifier reads is the log's *shape*: the variable parts a user's machine puts in a line
 # (paths up to site-packages, other directories, long numbers, addresses, times) are masked the way
 # the real issue-thread cases were collected, so a rendered case, a captured run and a user's raw paste
@@ -66,6 +77,7 @@ class RunFeatures:
     focus: str = ""         # the last error event and the last lines
     context: str = ""       # context tokens, e.g. "gen_fluid deploy_infer gpu_seen frame_user exc_keyerror"
     focus_lines: list[int] = field(default_factory=list)   # line numbers of the focus events
+    foreign: bool = False   # a log of some length with no sign of an ML job (ML_STACK): not a model input
 
     def record(self) -> dict[str, str]:
         """The text columns the classifier reads (model.frame builds the same for training)."""
@@ -120,9 +132,12 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
     line_nos = list(events["line_no"])
     levels, kinds = list(events["level"]), list(events["kind"])
     focus, context, focus_lines = focus_and_context(levels, kinds, messages, texts, line_nos, keep, meta)
-    return RunFeatures(doc=shape_text("\n".join(reversed(parts))), rules=" ".join(rule_hits), meta=meta_tokens(meta),
+    doc = "\n".join(reversed(parts))
+    foreign = (len(messages) >= FOREIGN_MIN_EVENTS and not ML_STACK.search(doc) and not ML_STACK.search(focus)
+               and not ML_STACK.search("\n".join(texts[:HEAD_EVENTS])))
+    return RunFeatures(doc=shape_text(doc), rules=" ".join(rule_hits), meta=meta_tokens(meta),
                        evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
-                       focus_lines=focus_lines)
+                       focus_lines=focus_lines, foreign=foreign)
 
 
 # ----------------------------------------------------------------------------- context and focus

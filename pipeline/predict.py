@@ -42,13 +42,16 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
 
 
 def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
-            combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9) -> Verdict:
+            combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9,
+            foreign: bool = False) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
     rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
                 for one that did.
     model_only: the model's top class (its raw probability as the confidence).
-    combined:   the calibrated ``Combiner`` over both; below its floor the verdict is ``unknown``.
+    combined:   the calibrated ``Combiner`` over both; below its floor the verdict is ``unknown``, and
+                so is a failure verdict on a ``foreign`` log (no sign of an ML job and no rule fired,
+                RunFeatures.foreign): the model only knows ML jobs, its guess there means nothing.
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -71,7 +74,7 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     cat, conf = final[0]
     alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
     source = "hybrid" if rule_cat == cat == model_cat else ("rule" if rule_cat == cat else "model")
-    if conf < combiner.floor or cat == UNKNOWN:
+    if conf < combiner.floor or cat == UNKNOWN or (foreign and cat != "no_failure"):
         # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
         alts = [a for a in alts if a["category"] != UNKNOWN][:3]
         return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
@@ -97,7 +100,7 @@ class Predictor:
         feats = run_features(events, meta, rule_verdict.tokens() if rule_verdict else ())
         proba = self.model.predict_proba(feats.record())
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
-                          failed=run_failed(events, meta))
+                          failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None)
         verdict.evidence_lines = feats.evidence_lines
         verdict.focus_lines = feats.focus_lines
         if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:

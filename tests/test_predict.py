@@ -268,3 +268,44 @@ def test_a_verdict_decided_by_container_metadata_cites_it(trained, tmp_path):
     evidence = predictor.evidence(events, verdict)
     assert verdict.category == "host_oom"
     assert evidence[0]["line"] is None and evidence[0]["text"] == "container metadata: exit code 137, OOMKilled=true"
+
+
+def _web_and_database_logs(n: int = 40) -> dict[str, list[str]]:
+    """Logs of containers that are no ML job: a reverse proxy and a database (a fleet runs them beside
+    the training jobs; their words resemble failures logml knows)."""
+    proxy, db = [], []
+    for i in range(n):
+        t = f"2026/11/30 10:{i // 60:02d}:{i % 60:02d}"
+        proxy.append(f'10.2.{i % 7}.{i} - - [30/Nov/2026:10:00:{i % 60:02d} +0000] "GET /api/v1/items/{i} HTTP/1.1" '
+                     f'{200 if i % 5 else 502} {512 + i} "-" "curl/8.4.0"')
+        if i % 5 == 0:
+            proxy.append(f"{t} [error] 31#31: *{i} upstream timed out (110: Connection timed out) while reading "
+                         f'response header from upstream, client: 10.2.0.{i}, server: _, request: "GET /api/v1/items/{i}"')
+        db.append(f"2026-11-30 10:00:{i % 60:02d}.{i:03d} UTC [{400 + i}] LOG:  checkpoint complete: wrote {i * 3} buffers")
+        if i % 9 == 0:
+            db.append(f"2026-11-30 10:00:{i % 60:02d}.{i:03d} UTC [{400 + i}] ERROR:  duplicate key value violates "
+                      f'unique constraint "orders_pkey"')
+    db.append("2026-11-30 10:01:00.000 UTC [1] FATAL:  terminating connection due to administrator command")
+    return {"proxy.log": proxy, "database.log": db}
+
+
+def test_a_log_that_is_no_ml_job_is_not_given_a_cause(tmp_path):
+    """A web proxy's or a database's log gets `unknown` with the model's alternatives, never one of
+    logml's causes; the same log with a Paddle failure at its end is diagnosed as usual."""
+    from pipeline.predict import predict_paths
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    logs = _web_and_database_logs()
+    paddle = ["Traceback (most recent call last):", '  File "train.py", line 8, in <module>', "    import paddle",
+              "ImportError: libGL.so.1: cannot open shared object file: No such file or directory"]
+    for name, lines in logs.items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        (tmp_path / f"paddle-{name}").write_text("\n".join(lines + paddle) + "\n")
+    results = {Path(r["path"]).name: r for r in predict_paths(sorted(map(str, tmp_path.iterdir())), models)}
+    for name in logs:
+        foreign = results[name]
+        assert foreign["rule_id"] is None, foreign          # the test is about the model's guess
+        assert foreign["category"] == "unknown", foreign
+        assert foreign["alternatives"], foreign
+        assert results[f"paddle-{name}"]["category"] == "system_lib_missing", results[f"paddle-{name}"]
