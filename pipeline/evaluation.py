@@ -156,7 +156,7 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
     classes = probas.classes
     for i in rows:
         v = ds.verdicts[i]
-        foreign = getattr(ds.features[i], "foreign", False) and v is None
+        foreign = ds.features[i].foreign and v is None   # see predict.combine
         out["rules_only"].append(combine(v, None, None, "rules_only", failed=bool(ds.failed[i])))
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
