@@ -37,7 +37,8 @@ MAX_CHARS = 12_000
 ML_STACK = re.compile(
     r"(?i)paddle|fluid|\bcuda|cudnn|cublas|nccl|\bgpu|nvidia|python|\.py\b|traceback|tensor|numpy|\bpip\b|conda|"
     r"\bimport\b|torch|predictor|\.pd(?:model|params|iparams)\b|\binference\b|dataloader|\bepoch\b|phi::|"
-    r"lib\w+\.so|\.so\.\d|\bdll\b|site-packages|onnx|tensorrt|\bmodel\b|\btrain(?:ing|er)?\b|飞桨|模型|训练"
+    r"lib\w+\.so|\.so\.\d|\bdll\b|site-packages|onnx|tensorrt|\bmodel\b|\btrain(?:ing|er)?\b|\bloss\b|batch_size|"
+    r"learning.rate|\bckpt\b|optimi[sz]er|\bbackward\b|\baccuracy\b|飞桨|模型|训练"
 )
 FOREIGN_MIN_EVENTS = 16   # a short paste may be an ML job's last lines: only a longer log is judged foreign
 HEAD_EVENTS = 200         # and its first events, where banners and the command line are

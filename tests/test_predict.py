@@ -309,3 +309,19 @@ def test_a_log_that_is_no_ml_job_is_not_given_a_cause(tmp_path):
         assert foreign["category"] == "unknown", foreign
         assert foreign["alternatives"], foreign
         assert results[f"paddle-{name}"]["category"] == "system_lib_missing", results[f"paddle-{name}"]
+
+
+def test_only_a_log_with_no_sign_of_an_ml_job_is_foreign(tmp_path):
+    """Training progress alone is an ML job's log; so is a short paste that names nothing."""
+    from pipeline.features import run_features
+    from pipeline.predict import read_log_events
+
+    def foreign(lines):
+        (tmp_path / "x.log").write_text("\n".join(lines) + "\n")
+        events, _ = read_log_events(str(tmp_path / "x.log"))
+        return run_features(events).foreign
+    proxy = _web_and_database_logs()["proxy.log"]
+    assert foreign(proxy)
+    assert not foreign(proxy[:10])                                   # too short to tell
+    assert not foreign([f"iter {i}/900, loss: 0.{i:03d}, speed 3.1 it/s" for i in range(40)])
+    assert not foreign(proxy + ["W1130 10:02:00.5 77 init.cc:88] Please NOTE: device: 0, GPU Compute Capability: 8.0"])
