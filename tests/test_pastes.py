@@ -14,13 +14,24 @@ PASTES = Path(__file__).parent / "data" / "pastes"
 
 @pytest.fixture(scope="module")
 def predictions():
-    from pipeline.predict import predict_paths
     if not (ROOT / "pipeline" / "models" / "model.json").exists():
         pytest.skip("no shipped model in pipeline/models")
     with (PASTES / "labels.csv").open() as fh:
         labels = {row["file"]: row["category"] for row in csv.DictReader(fh)}
-    results = {Path(r["path"]).name: r for r in predict_paths([str(PASTES / f) for f in labels], ROOT / "pipeline" / "models")}
-    return labels, results
+    return labels, _predicted(PASTES, labels)
+
+
+def _predicted(folder: Path, names) -> dict:
+    """The shipped predictor's contract objects for these files of a folder, by file name."""
+    from pipeline.predict import predict_paths
+    return {Path(r["path"]).name: r for r in predict_paths([str(folder / f) for f in names], ROOT / "pipeline" / "models")}
+
+
+def _changed(results: dict, other: dict, names, slack: float) -> dict:
+    """The pastes whose verdict differs from the plain paste's, or its confidence by `slack` or more."""
+    return {f: (results[f]["category"], results[f]["confidence"], other[f]["category"], other[f]["confidence"])
+            for f in names if other[f]["category"] != results[f]["category"]
+            or abs(other[f]["confidence"] - results[f]["confidence"]) >= slack}
 
 
 def test_pastes_are_diagnosed(predictions):
@@ -47,17 +58,11 @@ def test_every_failure_paste_shows_its_signature_as_evidence(predictions):
 @pytest.mark.parametrize("tag", ["[1,0]<stderr>:", "(RayTrainWorker pid=4242, ip=10.0.0.3) "])
 def test_a_paste_relayed_by_mpirun_or_ray_gets_the_same_verdict(predictions, tmp_path, tag):
     """The same pastes as a multi-process launcher relays them, a tag before every line."""
-    from pipeline.predict import predict_paths
     labels, results = predictions
     for name in labels:
         lines = (PASTES / name).read_text().splitlines()
         (tmp_path / name).write_text("".join(tag + line + "\n" for line in lines))
-    relayed = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
-                                                               ROOT / "pipeline" / "models")}
-    changed = {f: (results[f]["category"], relayed[f]["category"]) for f in labels
-               if relayed[f]["category"] != results[f]["category"]}
-    assert not changed
-    assert all(abs(relayed[f]["confidence"] - results[f]["confidence"]) < 0.02 for f in labels)
+    assert not _changed(results, _predicted(tmp_path, labels), labels, 0.02)
 
 
 def _as_issue_comment(lines: list[str]) -> list[str]:
@@ -87,16 +92,11 @@ def test_a_paste_in_markdown_gets_the_same_verdict(predictions, tmp_path, quote,
     as an indented code block. The verdict, its
     confidence and its evidence are the paste's own (the command a prompt shows is log text: it may
     move the confidence a little); evidence lines count in the quoting file."""
-    from pipeline.predict import predict_paths
     labels, results = predictions
     for name in labels:
         (tmp_path / name).write_text("\n".join(quote((PASTES / name).read_text().splitlines())) + "\n")
-    quoted = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
-                                                              ROOT / "pipeline" / "models")}
-    changed = {f: (results[f]["category"], results[f]["confidence"], quoted[f]["category"], quoted[f]["confidence"])
-               for f in labels if quoted[f]["category"] != results[f]["category"]
-               or abs(quoted[f]["confidence"] - results[f]["confidence"]) >= slack}
-    assert not changed
+    quoted = _predicted(tmp_path, labels)
+    assert not _changed(results, quoted, labels, slack)
     for name in labels:
         own = [ev["line"] for ev in results[name]["evidence"] if ev["line"]]
         cited = [ev["line"] for ev in quoted[name]["evidence"] if ev["line"]]
@@ -106,17 +106,18 @@ def test_a_paste_in_markdown_gets_the_same_verdict(predictions, tmp_path, quote,
         assert all(shift + 1 <= n <= shift + n_lines or quote is _from_a_shell and n == 1 for n in cited), name
 
 
+def _unpasted(lines: list[str]) -> list[str]:
+    """The lines as the Unpaster gives them to the normalizer (one chunk, the first)."""
+    from pipeline.paste import Unpaster
+    from pipeline.sources import Chunk
+    n = len(lines)
+    return Unpaster().feed(Chunk(lines, list(range(1, n + 1)), [None] * n, [None] * n, list(range(n)))).lines
+
+
 def test_only_fences_that_open_a_block_drop_the_text_before_them():
     """A lone bare fence may be the end of a paste whose start was cut: nothing before it is lost.
     A node's own docker log is never unpasted."""
-    from pipeline.predict import Unpaster
-    from pipeline.sources import Chunk
-
-    def fed(lines):
-        n = len(lines)
-        chunk = Chunk(lines, list(range(1, n + 1)), [None] * n, [None] * n, list(range(n)))
-        return Unpaster().feed(chunk).lines
-
+    fed = _unpasted
     log = ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "OSError: x"]
     assert fed([*log, "```", "any idea?"]) == [*log, "any idea?"]
     assert fed(["see:", "```", *log, "```", "any idea?"]) == log
@@ -130,27 +131,16 @@ def test_only_fences_that_open_a_block_drop_the_text_before_them():
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_a_paste_hard_wrapped_by_a_console_gets_the_same_verdict(predictions, tmp_path, width):
     """Copied from a console that cuts every line at its width (and so every long signature in two)."""
-    from pipeline.predict import predict_paths
     labels, results = predictions
     for name in labels:
         lines = (PASTES / name).read_text().splitlines()
         (tmp_path / name).write_text("".join(line[i:i + width] + "\n" for line in lines
                                              for i in range(0, max(len(line), 1), width)))
-    wrapped = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in labels],
-                                                               ROOT / "pipeline" / "models")}
-    changed = {f: (results[f]["category"], results[f]["confidence"], wrapped[f]["category"], wrapped[f]["confidence"])
-               for f in labels if wrapped[f]["category"] != results[f]["category"]
-               or abs(wrapped[f]["confidence"] - results[f]["confidence"]) >= 0.1}
-    assert not changed
+    assert not _changed(results, _predicted(tmp_path, labels), labels, 0.1)
 
 
 def test_lines_are_joined_only_where_a_console_cut_them():
-    from pipeline.predict import Unpaster
-    from pipeline.sources import Chunk
-
-    def fed(lines):
-        n = len(lines)
-        return Unpaster().feed(Chunk(lines, list(range(1, n + 1)), [None] * n, [None] * n, list(range(n)))).lines
+    fed = _unpasted
 
     signature = ("OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime "
                  "version. [Hint: 'cudaErrorInsufficientDriver'.] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:63)")
@@ -245,7 +235,7 @@ def test_a_paste_from_a_notebook_reads_like_the_script_run(predictions, tmp_path
     confidence and failing-frame context as the paste it was printed from, evidence lines counted
     in the notebook's paste."""
     from pipeline.features import run_features
-    from pipeline.predict import predict_paths, read_log_events
+    from pipeline.predict import read_log_events
     labels, results = predictions
     shown = {}
     for name in labels:
@@ -255,12 +245,8 @@ def test_a_paste_from_a_notebook_reads_like_the_script_run(predictions, tmp_path
             shown[name] = notebook
             (tmp_path / name).write_text("\n".join(notebook) + "\n")
     assert len(shown) >= 3
-    printed = {Path(r["path"]).name: r for r in predict_paths([str(tmp_path / f) for f in shown],
-                                                               ROOT / "pipeline" / "models")}
-    changed = {f: (results[f]["category"], results[f]["confidence"], printed[f]["category"], printed[f]["confidence"])
-               for f in shown if printed[f]["category"] != results[f]["category"]
-               or abs(printed[f]["confidence"] - results[f]["confidence"]) >= 0.05}
-    assert not changed
+    printed = _predicted(tmp_path, shown)
+    assert not _changed(results, printed, shown, 0.05)
 
     def frame_tokens(path):
         events, _ = read_log_events(str(path))
