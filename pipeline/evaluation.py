@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from pipeline import combine as C
 from pipeline.model import Dataset, ModelParams, fit_pipeline, frame, sample_weights
@@ -68,20 +69,38 @@ def fit_predict(ds: Dataset, p: ModelParams, train: np.ndarray, test: np.ndarray
     return Probas(classes, both[0], both[1])
 
 
-def cross_validate(ds: Dataset, p: ModelParams, pool: np.ndarray, n_splits: int, seed: int):
-    """Out-of-fold probabilities over the pool under a split grouped by thread / host / scenario."""
+def grouped_splits(labels: pd.DataFrame, y: np.ndarray, pool: np.ndarray, n_splits: int, seed: int):
+    """(train, test) row positions over the pool: folds grouped by thread / host / scenario and
+    stratified by label, drawn per source; fold k of every source is tested together. So a relabeled
+    simulated run cannot reshuffle the real cases' folds (that alone once moved real CV by 2 points)."""
     import warnings
 
-    from joblib import Parallel, delayed
     from sklearn.model_selection import StratifiedGroupKFold
-    classes = sorted(set(ds.y))
     idx = np.flatnonzero(pool)
-    groups = ds.labels["group"].to_numpy()[idx]
-    n_splits = max(2, min(n_splits, len(set(groups))))
-    splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # rare classes missing from some folds are expected
-        splits = [(idx[a], idx[b]) for a, b in splitter.split(idx, ds.y[idx], groups)]
+    groups = labels["group"].to_numpy()
+    sources = labels["source"].to_numpy()
+    n_splits = max(2, min(n_splits, len(set(groups[idx]))))
+    held: list[list[np.ndarray]] = [[] for _ in range(n_splits)]
+    for source in sorted(set(sources[idx])):
+        part = idx[sources[idx] == source]
+        k = min(n_splits, len(set(groups[part])))
+        if k < 2:   # one group only: it is tested in the first fold, trained on in the others
+            held[0].append(part)
+            continue
+        splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # rare classes missing from some folds are expected
+            for fold, (_, b) in enumerate(splitter.split(part, y[part], groups[part])):
+                held[fold].append(part[b])
+    tests = [np.sort(np.concatenate(h)) for h in held if h]
+    return [(np.setdiff1d(idx, t, assume_unique=True), t) for t in tests]
+
+
+def cross_validate(ds: Dataset, p: ModelParams, pool: np.ndarray, n_splits: int, seed: int):
+    """Out-of-fold probabilities over the pool under a split grouped by thread / host / scenario."""
+    from joblib import Parallel, delayed
+    classes = sorted(set(ds.y))
+    splits = grouped_splits(ds.labels, ds.y, pool, n_splits, seed)
     tasks = [(k, r) for k in range(len(splits)) for r in (True, False)]
     fitted = Parallel(n_jobs=p.n_jobs)(delayed(_fit_predict)(ds, p, splits[k][0], splits[k][1], classes, r)
                                        for k, r in tasks)

@@ -1,0 +1,51 @@
+"""The evaluation's folds: grouped, complete, and per source (a simulated relabel leaves real folds alone)."""
+import numpy as np
+import pandas as pd
+
+from pipeline.evaluation import grouped_splits
+
+
+def _labels(n_real=40, n_sim=60, seed=0):
+    r = np.random.default_rng(seed)
+    cats = ["gpu_oom", "shm_exhausted", "code_error", "no_failure"]
+    rows = []
+    for i in range(n_real):   # two renderings per thread
+        rows.append(("real", f"thread:{i // 2}", cats[(i // 2) % 4]))
+    for i in range(n_sim):
+        rows.append(("simulated", f"host:h{i % 12}", cats[int(r.integers(4))]))
+    return pd.DataFrame(rows, columns=["source", "group", "category"])
+
+
+def _test_fold_of(splits, n):
+    fold = np.full(n, -1)
+    for k, (_, test) in enumerate(splits):
+        assert (fold[test] == -1).all()          # a row is tested once
+        fold[test] = k
+    return fold
+
+
+def test_every_pooled_row_is_tested_once_and_groups_stay_whole():
+    labels = _labels()
+    pool = np.ones(len(labels), dtype=bool)
+    pool[-5:] = False                             # a set-aside part is never in a fold
+    splits = grouped_splits(labels, labels["category"].to_numpy(), pool, 4, seed=0)
+    fold = _test_fold_of(splits, len(labels))
+    assert (fold[pool] >= 0).all() and (fold[~pool] == -1).all()
+    for train, test in splits:
+        assert not set(train) & set(test)
+        assert set(train) | set(test) == set(np.flatnonzero(pool))
+    for _, rows in labels[pool].groupby("group"):
+        assert len(set(fold[rows.index])) == 1    # a thread / host never spans two folds
+
+
+def test_relabeling_a_simulated_run_leaves_the_real_folds_unchanged():
+    labels = _labels()
+    pool = np.ones(len(labels), dtype=bool)
+    y = labels["category"].to_numpy().copy()
+    before = _test_fold_of(grouped_splits(labels, y, pool, 4, seed=0), len(labels))
+    sim = np.flatnonzero(labels["source"].to_numpy() == "simulated")
+    y[sim[:6]] = "unknown"
+    after = _test_fold_of(grouped_splits(labels, y, pool, 4, seed=0), len(labels))
+    real = labels["source"].to_numpy() == "real"
+    assert (before[real] == after[real]).all()
+    assert set(before[real]) == {0, 1, 2, 3}      # and the real cases are spread over every fold
