@@ -174,14 +174,14 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     from pipeline import sources
     from pipeline.features import TAIL_EVENTS
     from pipeline.normalize import Events, Normalizer
-    from pipeline.textops import re2_search
+    from pipeline.textops import re2_search_any
     logfile = sources.logfile_for_path(path)
     normalizer = Normalizer()
     rows: list[tuple] = []
     relevant: deque = deque(maxlen=keep_relevant)
     tail: deque = deque(maxlen=TAIL_EVENTS)
     problems = []
-    prefilter = "|".join(p for p in (RELEVANT.pattern, rules.prefilter if rules else "") if p)
+    prefilter = tuple(p for p in (RELEVANT.pattern, rules.prefilter if rules else "") if p)
 
     def keep(events: list[tuple]) -> None:
         if len(rows) + len(events) <= keep_all and not relevant:
@@ -191,7 +191,7 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
             relevant.extend(r for r in rows if _matters(r, None))
             rows.clear()
         texts = [r[9] or r[8] for r in events]
-        hits = re2_search(texts, prefilter, ignore_case=True)
+        hits = re2_search_any(texts, prefilter, ignore_case=True)
         for r, hit in zip(events, hits):
             if _matters(r, hit):
                 relevant.append(r)
@@ -223,13 +223,13 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     return Events.from_rows(rows), problems
 
 
-def _skim(chunk, prefilter: str, window: int, tail: int):
+def _skim(chunk, prefilter: tuple[str, ...], window: int, tail: int):
     """Runs of consecutive lines worth normalizing: around prefilter hits, and the chunk's tail."""
     from pipeline.normalize import LineChunk
-    from pipeline.textops import re2_search
+    from pipeline.textops import re2_search_any
     n = len(chunk.lines)
     wanted = bytearray(n)
-    for i, hit in enumerate(re2_search(chunk.lines, prefilter, ignore_case=True)):
+    for i, hit in enumerate(re2_search_any(chunk.lines, prefilter, ignore_case=True)):
         if hit:
             wanted[max(0, i - window):i + window + 1] = b"\x01" * (min(n, i + window + 1) - max(0, i - window))
     wanted[max(0, n - tail):] = b"\x01" * (n - max(0, n - tail))

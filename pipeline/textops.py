@@ -24,3 +24,16 @@ def re2_search(values, pattern: str, ignore_case: bool = False) -> list[bool]:
     import pyarrow.compute as pc
     arr = values if hasattr(values, "type") else arrow_strings(values)
     return [bool(v) for v in pc.match_substring_regex(arr, pattern, ignore_case=ignore_case).to_pylist()]
+
+
+def re2_search_any(values, patterns, ignore_case: bool = False) -> list[bool]:
+    """re2_search for any of several patterns. Each runs on its own and the masks are or-ed: RE2 runs
+    a big alternation through its DFA within a memory budget, and "relevant line words | rule
+    literals" as one pattern overflowed it (3.1 s over 100k lines against 0.13 s for both apart)."""
+    import pyarrow.compute as pc
+    arr = values if hasattr(values, "type") else arrow_strings(values)
+    mask = None
+    for pattern in patterns:
+        m = pc.match_substring_regex(arr, pattern, ignore_case=ignore_case)
+        mask = m if mask is None else pc.or_(mask, m)
+    return [False] * len(arr) if mask is None else [bool(v) for v in mask.to_pylist()]
