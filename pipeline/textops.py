@@ -21,9 +21,7 @@ def arrow_strings(values):
 def re2_search(values, pattern: str, ignore_case: bool = False) -> list[bool]:
     """[re.search(pattern, v) is not None for v in values], in RE2. Raises ValueError/ArrowInvalid
     (NotImplementedError) when RE2 rejects the pattern, so callers can fall back to Python re."""
-    import pyarrow.compute as pc
-    arr = values if hasattr(values, "type") else arrow_strings(values)
-    return [bool(v) for v in pc.match_substring_regex(arr, pattern, ignore_case=ignore_case).to_pylist()]
+    return re2_search_any(values, (pattern,), ignore_case)
 
 
 def re2_search_any(values, patterns, ignore_case: bool = False) -> list[bool]:
