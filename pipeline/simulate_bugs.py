@@ -442,6 +442,14 @@ def _user_exception_site(c: Ctx) -> tuple:
 
 def bug_user_exception(c: Ctx) -> str:
     r = c.rng
+    if r.random() < 0.12:   # the job's own function calls itself without end
+        path, fn = pick(r, ((f"{c.workdir}/utils/config.py", "merge"), (f"{c.workdir}/models/builder.py", "build"),
+                            (f"{c.workdir}/utils/tree.py", "walk")))
+        line = r.randrange(20, 200)
+        py_tb(c, frames_user(c) + [(path, line, fn, f"return {fn}(cfg, parent)")] * 3)
+        c.em.err("  [Previous line repeated 996 more times]", "RecursionError: maximum recursion depth exceeded"
+                 + pick(r, ("", " in comparison", " while calling a Python object")))
+        return f"RecursionError_{fn}"
     path, fn, code, exc = _user_exception_site(c)
     py_tb(c, frames_user(c) + [(path, r.randrange(20, 400), fn, code)])
     c.em.err(exc)
@@ -526,6 +534,17 @@ def bug_bad_input(c: Ctx) -> str:
     r = c.rng
     fr = frames_user(c) + [(f"{c.workdir}/utils/preprocess.py", r.randrange(20, 90), "resize",
                             "img = cv2.resize(img, (self.w, self.h))")]
+    if r.random() < 0.3:    # a static-graph program checks what the job feeds it (Fluid: "feeded")
+        fed = "feeded" if c.gen == "1x" else "fed"
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/{c.fw}/executor.py", pick(r, (1400, 1571, 1649)), "run",
+                                                 "return self._run_impl(")])
+        name, hw = pick(r, (("image", 224), ("x", 640), ("img", 320)))
+        if r.random() < 0.7:
+            c.em.err(f"ValueError: The {fed} Variable '{name}' should have dimensions = 4, shape = (-1, 3, {hw}, {hw}), "
+                     f"but received {fed} shape [1, {hw}, {hw}, 3] on each device")
+            return "feed_shape"
+        c.em.err(f"ValueError: The data type of {fed} Variable '{name}' must be 'float32', but received 'uint8'")
+        return "feed_dtype"
     py_tb(c, fr)
     if r.random() < 0.5:
         c.em.err("cv2.error: OpenCV(4.8.0) /io/opencv/modules/imgproc/src/resize.cpp:4062: error: (-215:Assertion failed) "

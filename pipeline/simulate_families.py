@@ -483,14 +483,39 @@ def f_dataset_path_checks(c: Ctx) -> str:
         py_tb(c, frames_user(c) + [(f"{c.workdir}/utils/reader.py", 84, "check_params", "assert os.path.isdir(data_dir), \\")])
         em.err("AssertionError: ./dataset/ILSVRC2012/ doesn't exist, please check datadir path")
     elif v == 2:
-        img = f"./train_data/rec/train/{r.randrange(9999)}.jpg"
-        em.out(f"[{em.ts_slash()}] ppocr ERROR: When parsing line rec/{img.rsplit('/', 1)[1]}\t闽龙渔08281",
-               ", error happened with msg: Traceback (most recent call last):",
-               f'  File "{c.workdir}/PaddleOCR/ppocr/data/simple_dataset.py", line 132, in __getitem__',
-               '    raise Exception("{} does not exist!".format(img_path))', f"Exception: {img} does not exist!")
+        ds = f"{c.workdir}/PaddleOCR/ppocr/data/simple_dataset.py"
+        retries = r.randrange(2, 8) if r.random() < 0.5 else 1
+        for _ in range(retries):
+            img = f"./train_data/rec/train/{r.randrange(9999)}.jpg"
+            em.out(f"[{em.ts_slash()}] ppocr ERROR: When parsing line rec/{img.rsplit('/', 1)[1]}\t闽龙渔08281",
+                   ", error happened with msg: Traceback (most recent call last):",
+                   f'  File "{ds}", line 132, in __getitem__',
+                   '    raise Exception("{} does not exist!".format(img_path))', f"Exception: {img} does not exist!")
+        if retries > 1:     # SimpleDataSet retries another sample, until the stack runs out
+            py_tb(c, frames_user(c, deep=False) + [(ds, pick(r, (162, 171)), "__getitem__", "return self.__getitem__(rnd_idx)")] * 3)
+            em.err("RecursionError: maximum recursion depth exceeded while calling a Python object")
+            return "ppocr_does_not_exist_recursion"
     else:
         em.out(f"not find model file path {c.model_dir}/inference.pdmodel")
     return ("ppdet_not_a_file", "datadir_assert", "ppocr_does_not_exist", "not_find_model_file")[v]
+
+
+def f_trt_version_mismatch(c: Ctx) -> str:
+    """Paddle Inference built against one TensorRT, the image carries another: a warning, then the engine build crashes."""
+    r, em = c.rng, c.em
+    built, run = pick(r, (("8.5", "8.4"), ("8.6", "8.5"), ("8.4", "7.2"), ("8.6", "8.2")))
+    em.glog("W", f"tensorrt_subgraph_pass.cc:{pick(r, (560, 580, 612))}",
+            f"The Paddle Inference library is compiled with {built} version TensorRT, but the runtime TensorRT you are using "
+            f"is {run} version. This might cause serious compatibility issues. We strongly recommend using the same TRT "
+            "version at runtime.")
+    em.glog("I", f"tensorrt_subgraph_pass.cc:{pick(r, (302, 434))}", "Prepare TRT engine (Optimize model structure, Select "
+            "OP kernel etc). This process may cost a lot of time.")
+    if r.random() < 0.5:
+        fatal_signal(c, "SIGSEGV", "Segmentation fault", ["paddle::AnalysisPredictor::OptimizeInferenceProgram()",
+                                                          "paddle::inference::tensorrt::TensorRTEngine::FreezeNetwork()"])
+    else:
+        em.err("Segmentation fault (core dumped)")
+    return "trt_version_mismatch+segv"
 
 
 # ---- system_lib_missing
@@ -624,7 +649,9 @@ FAMILIES = {
     "cuda_lib_missing": ((lambda c: 0.3 if _lib(c, "cudnn") else 0, f_win_dll126), (lambda c: 0.8 if _lib(c, "cudnn") else 0, f_cudnn_dso_handle),
                          (lambda c: 1000 if _lib(c, "cudart") else 0, f_core_import_cudart),
                          (lambda c: 0.5 if c.gen == "1x" and _lib(c, "cudnn") else 0, f_legacy_dynamic_loader),
-                         (lambda c: 1000 if _lib(c, "nccl") else 0, f_nccl_lib)),
+                         (lambda c: 1000 if _lib(c, "nccl") else 0, f_nccl_lib),
+                         (lambda c: 0.6 if c.job in ("infer", "serving") and not _lib(c, "cudart") and not _lib(c, "nccl") else 0,
+                          f_trt_version_mismatch)),
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
     "host_oom": ((lambda c: 1.5, f_host_alloc_python),),

@@ -411,6 +411,7 @@ def test_code_error_hard_variants_and_families_in_a_bigger_fleet(tmp_path):
 
 
 FAMILY_PHRASES = {
+    "f_trt_version_mismatch": "version TensorRT, but the runtime TensorRT",
     "f_enable_gpu_cpu_build": "Please compile with gpu to EnableGpu()", "f_device_count_zero": "GPU count",
     "f_error35_without_driver": "insufficient for CUDA runtime", "f_device_not_set_properly": "not set properly",
     "f_ptx_toolchain": "CUDA error(222)", "f_summary_env_no_gpu": "no GPU found in runtime", "f_win_dll126": "error code is 126",
@@ -457,3 +458,40 @@ def test_same_seed_same_bytes_with_code_errors(tmp_path):
     b = simulate(tmp_path / "b", hosts=12, days=4, seed=3)
     assert a == b and a.categories.get("code_error", 0) >= 1
     assert tree_digest(tmp_path / "a") == tree_digest(tmp_path / "b")
+
+
+def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
+    """Forms grown from families the spot checks showed (feed checks of a static program, a recursion in the
+    job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a TensorRT
+    runtime at another version): each is rendered until seen, and the rules read it as its label."""
+    from pipeline import simulate_failures as S
+    from pipeline.predict import read_log_events
+    from pipeline.rules import RuleSet
+    rules = RuleSet.load()
+
+    def rule_category(lines):
+        path = tmp_path / "run.log"
+        path.write_text("\n".join(lines) + "\n")
+        events, meta = read_log_events(str(path), rules)
+        verdict = rules.match(events, meta or {})
+        return verdict.category if verdict else None
+
+    forms = ((B.bug_bad_input, "infer", {}, "feed_shape", "code_error"),
+             (B.bug_bad_input, "infer", {}, "feed_dtype", "code_error"),
+             (B.bug_user_exception, "nlp", {}, "RecursionError_", "code_error"),
+             (F.f_dataset_path_checks, "ocr", {}, "ppocr_does_not_exist_recursion", "file_not_found"),
+             (S.e_python_dependency_conflict, "ocr", {"dep_conflict": "module"}, "2x_stdlib_removed",
+              "python_dependency_conflict"),
+             (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"))
+    for render, job, extra, tag, category in forms:
+        seen = 0
+        for seed in range(200):
+            c, lines = _ctx(job, "2.6.0", "2x", seed, **extra)
+            got = render(c)
+            c.em.flush()
+            if got.startswith(tag):
+                seen += 1
+                assert rule_category(lines) == category, (tag, seed, "\n".join(lines)[-600:])
+            if seen == 3:
+                break
+        assert seen == 3, tag
