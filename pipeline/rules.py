@@ -539,6 +539,62 @@ class _Frame:
 # ------------------------------------------------------------------------------------- RuleSet
 
 
+def _build_prefilter(pattern_rules: Sequence[Rule]):
+    """(rules without literals, case-insensitive and case-sensitive literal routes, the RE2 alternation)."""
+    ci_words: dict[str, set[int]] = {}
+    cs_words: dict[str, set[int]] = {}
+    always: list[int] = []          # rules with a pattern without literals
+    for ri, r in enumerate(pattern_rules):
+        for p in r.patterns:
+            lits = required_literals(p, r.case_sensitive)
+            if lits is None:
+                always.append(ri)
+                continue
+            for w in lits:
+                (cs_words if r.case_sensitive else ci_words).setdefault(w, set()).add(ri)
+    prefilter = _keyword_regex(set(ci_words), set(cs_words)) if (ci_words or cs_words) else ""
+    return always, _fold_words(ci_words), _fold_words(cs_words), prefilter
+
+
+def prefilter_cache_dir() -> Path:
+    """Where the prefilter of a rule set is kept between processes (XDG's cache, or LOGML_CACHE_DIR)."""
+    import os
+    root = os.environ.get("LOGML_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "logml"
+    return Path(root)
+
+
+def _cached_prefilter(pattern_rules: Sequence[Rule]):
+    """The prefilter, from a cache file keyed by the patterns and by this module's code.
+
+    Deriving the literals parses every pattern again (about 0.15 s for the shipped rules, a sixth
+    of a cold `logml predict`); the result depends on nothing else, so it is kept on disk. A cache
+    that cannot be read or written is recomputed and the run goes on."""
+    import hashlib
+    import json
+    import os
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    for r in pattern_rules:
+        h.update(repr((r.case_sensitive, tuple(r.patterns))).encode())
+    path = prefilter_cache_dir() / f"prefilter-{h.hexdigest()[:32]}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return (list(data["always"]), tuple((w, frozenset(ids)) for w, ids in data["ci"]),
+                tuple((w, frozenset(ids)) for w, ids in data["cs"]), data["prefilter"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    always, ci, cs, prefilter = _build_prefilter(pattern_rules)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"always": always, "ci": [[w, sorted(ids)] for w, ids in ci],
+                                   "cs": [[w, sorted(ids)] for w, ids in cs], "prefilter": prefilter},
+                                  ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.debug("prefilter cache not written (%s): %s", path, exc)
+    return always, ci, cs, prefilter
+
+
 class RuleSet:
     def __init__(self, rules: Sequence[Rule], version: str = "", source: str = ""):
         self.rules: tuple[Rule, ...] = tuple(rules)
@@ -550,20 +606,7 @@ class RuleSet:
         # Keyword prefilter: every pattern has a set of required literals (one of them occurs in
         # any match). One RE2 alternation of all of them selects candidate events over the whole
         # frame; per candidate, the literals present route it to the few rules that can fire.
-        ci_words: dict[str, set[int]] = {}
-        cs_words: dict[str, set[int]] = {}
-        self._always: list[int] = []          # rules with a pattern without literals
-        for ri, r in enumerate(self._pattern_rules):
-            for p in r.patterns:
-                lits = required_literals(p, r.case_sensitive)
-                if lits is None:
-                    self._always.append(ri)
-                    continue
-                for w in lits:
-                    (cs_words if r.case_sensitive else ci_words).setdefault(w, set()).add(ri)
-        self._ci_words = _fold_words(ci_words)
-        self._cs_words = _fold_words(cs_words)
-        self._prefilter = _keyword_regex(set(ci_words), set(cs_words)) if (ci_words or cs_words) else ""
+        self._always, self._ci_words, self._cs_words, self._prefilter = _cached_prefilter(self._pattern_rules)
         self._cache: dict[tuple[str, str], tuple[tuple[int, int, str], ...]] = {}
 
     @property

@@ -696,3 +696,26 @@ def test_matching_100k_events_is_fast():
     assert v.category == "disk_full" and v.evidence[0]["line"] == 100_001
     # ~30-40 ms on the 2-core dev machine; the bound leaves room for a loaded CI box
     assert best < 0.5, f"{best * 1000:.0f} ms"
+
+
+def test_prefilter_cache_gives_the_computed_prefilter_and_survives_a_bad_file(tmp_path, monkeypatch):
+    """The prefilter kept between processes equals the one derived from the patterns; a corrupt or
+    unwritable cache is recomputed, and a changed pattern gets a cache entry of its own."""
+    monkeypatch.setenv("LOGML_CACHE_DIR", str(tmp_path / "cache"))
+    first = RuleSet.load()
+    files = list((tmp_path / "cache").glob("prefilter-*.json"))
+    assert len(files) == 1
+    computed = rules_mod._build_prefilter(first._pattern_rules)
+    second = RuleSet.load()                     # read back from the file
+    for rs in (first, second):
+        assert (rs._always, rs._ci_words, rs._cs_words, rs._prefilter) == computed
+    files[0].write_text("{not json")
+    third = RuleSet.load()
+    assert (third._always, third._ci_words, third._cs_words, third._prefilter) == computed
+    data = {"rules": [{"id": "only_rule", "category": "disk_full", "priority": 15,
+                       "patterns": ["No space left on device"], "description": "d"}]}
+    small = RuleSet.from_dict(data)
+    assert small._prefilter != computed[3] and len(list((tmp_path / "cache").glob("prefilter-*.json"))) == 2
+    monkeypatch.setenv("LOGML_CACHE_DIR", str(tmp_path / "file-not-dir"))
+    (tmp_path / "file-not-dir").write_text("x")  # the cache folder cannot be created
+    assert RuleSet.load()._prefilter == computed[3]
