@@ -181,7 +181,7 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     relevant: deque = deque(maxlen=keep_relevant)
     tail: deque = deque(maxlen=TAIL_EVENTS)
     problems = []
-    prefilter = tuple(p for p in (RELEVANT.pattern, rules.prefilter if rules else "") if p)
+    prefilter = tuple(p for p in (RELEVANT.pattern, *(rules.prefilter if rules else ())) if p)
 
     def keep(events: list[tuple]) -> None:
         if len(rows) + len(events) <= keep_all and not relevant:

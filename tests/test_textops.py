@@ -18,7 +18,7 @@ LINES = [
 
 
 def test_any_of_the_patterns_is_their_alternation():
-    patterns = (RELEVANT.pattern, load_rules().prefilter)
+    patterns = (RELEVANT.pattern, *load_rules().prefilter)
     got = re2_search_any(LINES, patterns, ignore_case=True)
     assert got == re2_search(LINES, "|".join(patterns), ignore_case=True)
     assert got == [any(re.search(p, s, re.I) for p in patterns) for s in LINES]
