@@ -23,12 +23,13 @@ code in ``meta``; without an exit code in ``meta``, a traceback / C++ dump / FAT
 
 Speed: every pattern has a set of required literals (``required_literals``: one of them occurs
 in any match; ``check`` insists each is selective). RE2 alternations of all literals (run by
-pyarrow, vectorised, linear time; in chunks small enough for RE2's DFA) pick the candidate events
-of the whole frame in ~40-80 ms per 100k lines; a candidate is then routed by the literals it contains to the few rules that can
-fire, and only those run their Python ``re`` patterns. Results per distinct (text, message) are
-cached on the RuleSet, so repeated lines cost one match. No level / kind shortcut is needed:
-a rule cannot fire on an event that lacks its literal, whatever the event's level.
-Without pyarrow the same literal alternation runs with Python ``re`` (same results, slower).
+pyarrow, vectorised, linear time; in chunks small enough for RE2's DFA) pick the candidate
+events of the whole frame in ~40-80 ms per 100k lines; a candidate is then routed by the literals
+it contains to the few rules that can fire, and only those run their Python ``re`` patterns.
+Results per distinct (text, message) are cached on the RuleSet, so repeated lines cost one match.
+No level / kind shortcut is needed: a rule cannot fire on an event that lacks its literal, whatever
+the event's level. Without pyarrow the same literals run as one Python ``re`` alternation (same
+results, slower).
 """
 from __future__ import annotations
 
@@ -552,7 +553,7 @@ class _Frame:
 
 
 def _build_prefilter(pattern_rules: Sequence[Rule]):
-    """(rules without literals, case-insensitive and case-sensitive literal routes, the RE2 alternation)."""
+    """(rules without literals, case-insensitive and case-sensitive literal routes, RE2 alternations)."""
     ci_words: dict[str, set[int]] = {}
     cs_words: dict[str, set[int]] = {}
     always: list[int] = []          # rules with a pattern without literals
@@ -571,8 +572,9 @@ def _build_prefilter(pattern_rules: Sequence[Rule]):
 def prefilter_cache_dir() -> Path:
     """Where the prefilter of a rule set is kept between processes (XDG's cache, or LOGML_CACHE_DIR)."""
     import os
-    root = os.environ.get("LOGML_CACHE_DIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "logml"
-    return Path(root)
+    if os.environ.get("LOGML_CACHE_DIR"):
+        return Path(os.environ["LOGML_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "logml"
 
 
 def _cached_prefilter(pattern_rules: Sequence[Rule]):
@@ -616,7 +618,8 @@ class RuleSet:
         self._pattern_rules = [r for r in self.rules if r.rx is not None]
         self._meta_rules = [r for r in self.rules if r.rx is None and r.meta]
         # Keyword prefilter: every pattern has a set of required literals (one of them occurs in
-        # any match). RE2 alternations of them select candidate events over the whole frame; per candidate, the literals present route it to the few rules that can fire.
+        # any match). RE2 alternations of them select candidate events over the whole frame; per
+        # candidate, the literals present route it to the few rules that can fire.
         self._always, self._ci_words, self._cs_words, self._prefilter = _cached_prefilter(self._pattern_rules)
         self._cache: dict[tuple[str, str], tuple[tuple[int, int, str], ...]] = {}
 
