@@ -304,18 +304,19 @@ def _to_arrow(values):
         return pa.array(fixed, type=pa.large_string())
 
 
-def _re2_mask(arr, pattern: str) -> np.ndarray | None:
-    """Vectorised RE2 search; None when pyarrow is missing or RE2 rejects the pattern."""
-    pa, pc = _arrow()
+def _re2_mask(arr, patterns: str | Sequence[str]) -> np.ndarray | None:
+    """Vectorised RE2 search for a pattern (or any of several); None when pyarrow is missing or RE2
+    rejects a pattern."""
+    pa, _ = _arrow()
     if pa is None or arr is None:
         return None
+    from pipeline.textops import re2_search_any
     try:
-        res = pc.match_substring_regex(arr, pattern)
+        hits = re2_search_any(arr, (patterns,) if isinstance(patterns, str) else patterns)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         log.debug("RE2 rejected a prefilter pattern (%s); using Python re", exc)
         return None
-    # to_pylist, not fill_null/to_numpy: those make pyarrow import pandas (predict start-up)
-    return np.fromiter((bool(v) for v in res.to_pylist()), dtype=bool, count=len(res))
+    return np.fromiter(hits, dtype=bool, count=len(arr))
 
 
 def re2_error(pattern: str) -> str | None:
@@ -456,11 +457,13 @@ def _keyword_regex(ci: set[str], cs: set[str]) -> tuple[str, ...]:
     parts = []
     for words, group in ((ci, "(?i:"), (cs, "(?:")):
         chunk: list[str] = []
+        size = 0
         for w in minimal(words) if words else ():
             chunk.append(re.escape(w))
-            if sum(map(len, chunk)) + len(chunk) > PREFILTER_CHUNK_CHARS:
+            size += len(chunk[-1]) + 1
+            if size > PREFILTER_CHUNK_CHARS:
                 parts.append(group + "|".join(chunk) + ")")
-                chunk = []
+                chunk, size = [], 0
         if chunk:
             parts.append(group + "|".join(chunk) + ")")
     return tuple(parts)
@@ -577,6 +580,13 @@ def prefilter_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "logml"
 
 
+@lru_cache(maxsize=1)
+def _code_digest() -> bytes:
+    """This module's source, hashed once per process: the prefilter's derivation lives here."""
+    import hashlib
+    return hashlib.sha256(Path(__file__).read_bytes()).digest()
+
+
 def _cached_prefilter(pattern_rules: Sequence[Rule]):
     """The prefilter, from a cache file keyed by the patterns and by this module's code.
 
@@ -586,7 +596,7 @@ def _cached_prefilter(pattern_rules: Sequence[Rule]):
     import hashlib
     import json
     import os
-    h = hashlib.sha256(Path(__file__).read_bytes())
+    h = hashlib.sha256(_code_digest())
     for r in pattern_rules:
         h.update(repr((r.case_sensitive, tuple(r.patterns))).encode())
     path = prefilter_cache_dir() / f"prefilter-{h.hexdigest()[:32]}.json"
@@ -743,13 +753,7 @@ class RuleSet:
             return np.arange(fr.n)
         if not self._prefilter:
             return np.zeros(0, dtype=np.int64)
-        m = None
-        for pattern in self._prefilter:
-            part = _re2_mask(fr.arrow("text"), pattern)
-            if part is None:
-                m = None
-                break
-            m = part if m is None else m | part
+        m = _re2_mask(fr.arrow("text"), self._prefilter)
         if m is None:  # pure-Python fallback (no pyarrow)
             rx = re.compile("|".join(self._prefilter))
             m = np.fromiter((rx.search(v) is not None for v in fr.all_values("text")), dtype=bool, count=fr.n)

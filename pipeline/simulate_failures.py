@@ -506,7 +506,7 @@ def e_python_dependency_conflict(c: Ctx) -> str:
                   (f"{c.site}/jinja2/__init__.py", 12, "<module>", "from .environment import Environment"),
                   (f"{c.site}/jinja2/utils.py", 642, "<module>", "from markupsafe import Markup, escape, soft_unicode")])
         em.err(f"ImportError: cannot import name 'soft_unicode' from 'markupsafe' ({c.site}/markupsafe/__init__.py)")
-    elif int(c.python.split(".")[1]) >= 10 and r.random() < 0.25:
+    elif (minor := int(c.python.split(".")[1])) >= 10 and r.random() < 0.25:
         # an old pin on a newer Python: the package imports what the standard library no longer has
         pkg, name = pick(r, (("imgaug/augmenters/meta.py", "Iterable"), ("visualdl/server/app.py", "Mapping"),
                              ("paddlehub/compat/task/config.py", "Callable"), ("lmdb/cffi.py", "MutableMapping"),
@@ -514,12 +514,11 @@ def e_python_dependency_conflict(c: Ctx) -> str:
         v = "stdlib_removed"
         py_tb(c, [(entry, pick(r, (5, 12)), "<module>", f"import {pkg.split('/')[0]}"),
                   (f"{c.site}/{pkg}", r.randrange(15, 60), "<module>", f"from collections import {name}")])
-        pyv = f"python{c.python}"
-        if name == "Callable" and int(c.python.split(".")[1]) >= 11:
+        if name == "Callable" and minor >= 11:
             em.err("AttributeError: module 'inspect' has no attribute 'getargspec'")
             v = "inspect_getargspec"
         else:
-            em.err(f"ImportError: cannot import name '{name}' from 'collections' (/usr/lib/{pyv}/collections/__init__.py)")
+            em.err(f"ImportError: cannot import name '{name}' from 'collections' (/usr/lib/python{c.python}/collections/__init__.py)")
     else:
         mod = pick(r, ("imgaug", "pycocotools", "lmdb", "paddlenlp", "sentencepiece", "pyclipper", "rapidfuzz"))
         v = "module_not_found"
