@@ -798,6 +798,7 @@ def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, s
         launch=j.kind in ("ocr", "det", "nlp") and (s.n_gpus > 1 or s.nnodes > 1), workdir=j.workdir,
         model_dir=r.choice(("/workspace/inference", "/models/ppocr_v4_rec", "/workspace/output/export")),
         legacy_code=s.legacy_code, amp=s.amp, chinese=r.random() < j.chinese_p, rank_ips=ips)
+    c.zh_shell = c.chinese and r.random() < 0.5
     c.extra.update(cpu_wheel=im.cpu_wheel, missing_cuda_lib=im.missing_cuda_lib or "libcudnn.so",
                    archs=" ".join(a.replace(".", "") for a in im.archs), missing_sys_lib=im.missing_sys_lib or "libGL.so.1",
                    dep_conflict=im.dep_conflict or "module", model_version=s.model_version or "3.0.0",

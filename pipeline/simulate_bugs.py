@@ -422,7 +422,7 @@ def _user_exception_site(c: Ctx) -> tuple:
                  "AttributeError: 'float' object has no attribute 'numpy'")),
         "nlp": ((f"{wd}/run_finetune.py", "convert_example", "label = example['label']", "KeyError: 'label'"),
                 (f"{wd}/utils/metrics.py", "compute_metrics", "preds = np.argmax(p.predictions, axis=1)",
-                 "numpy.exceptions.AxisError: axis 1 is out of bounds for array of dimension 1" if c.python >= "3.9"
+                 "numpy.exceptions.AxisError: axis 1 is out of bounds for array of dimension 1" if int(c.python.split(".")[1]) >= 9
                  else "numpy.AxisError: axis 1 is out of bounds for array of dimension 1"),
                 (f"{wd}/run_finetune.py", "main", "train_ds = load_dataset(read_custom, data_path=data_args.train_path, lazy=False)",
                  "NameError: name 'read_custom' is not defined"),
@@ -698,11 +698,11 @@ def _sigabrt_after(c: Ctx) -> None:
             em.glog("W", f"init.cc:{pick(r, (209, 217, 226))}", msg)
         for f in ("(unknown)", "__GI_raise", "__GI_abort", "__gnu_cxx::__verbose_terminate_handler()", "(unknown)"):
             em.glog("W", "init.cc:217", f"    @     {c.hexaddr()} {f}")
-        em.err("Aborted (core dumped)")
+        em.err(c.shell("Aborted (core dumped)"))
         return
     fatal_signal(c, "SIGABRT", "Process abort signal", ["paddle::AnalysisPredictor::ZeroCopyRun(bool)"] if c.job in ("infer", "serving") else None)
     if r.random() < 0.5:
-        em.err("Aborted (core dumped)")
+        em.err(c.shell("Aborted (core dumped)"))
 
 
 def e_code_error(c: Ctx) -> str:

@@ -280,7 +280,7 @@ def e_shm_exhausted(c: Ctx) -> str:
         pids = ", ".join(str(em.pid + 30 + k) for k in range(r.randrange(1, 1 + max(1, c.num_workers))))
         em.err(f"RuntimeError: DataLoader {len(pids.split(','))} workers exit unexpectedly, pids: {pids}")
     elif v == "bus_core_dumped":
-        em.err("Bus error (core dumped)")
+        em.err(c.shell("Bus error (core dumped)"))
     elif v == "reader_thread_1x":
         em.err("Exception in thread Thread-1:")
         py_tb(c, [("/usr/lib/python3.7/threading.py", 926, "_bootstrap_inner", "self.run()"),
@@ -300,7 +300,7 @@ def e_shm_exhausted(c: Ctx) -> str:
         em.err("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared "
                "memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
     if r.random() < 0.4 and v != "bus_core_dumped":
-        em.err("Bus error (core dumped)")
+        em.err(c.shell("Bus error (core dumped)"))
     return f"{c.gen}_{v}"
 
 
@@ -356,8 +356,8 @@ def e_host_oom(c: Ctx) -> str:
     if v == "shell_killed":
         cmd = pick(r, ("python3 tools/train.py -c configs/train.yml", "python train.py", "python3 run_finetune.py args.json",
                        "python3 infer.py --model_dir /workspace/inference"))
-        em.err(pick(r, (f"/entrypoint.sh: line {r.randrange(5, 40)}: {r.randrange(7, 90):>5} Killed                  {cmd}",
-                        "Killed", f"bash: line 1: {r.randrange(7, 90):>5} Killed                  {cmd}")))
+        em.err(c.shell(pick(r, (f"/entrypoint.sh: line {r.randrange(5, 40)}: {r.randrange(7, 90):>5} Killed                  {cmd}",
+                                "Killed", f"bash: line 1: {r.randrange(7, 90):>5} Killed                  {cmd}"))))
         return "shell_killed"
     if v == "bad_alloc":
         em.err("terminate called after throwing an instance of 'std::bad_alloc'", "  what():  std::bad_alloc")
@@ -365,7 +365,7 @@ def e_host_oom(c: Ctx) -> str:
             fatal_signal(c, "SIGABRT", "Process abort signal",
                          cpp_frames(c, "alloc", 4) if r.random() < 0.5 else None)
         else:
-            em.err("Aborted (core dumped)")
+            em.err(c.shell("Aborted (core dumped)"))
         return f"{c.gen}_bad_alloc"
     if v == "cpu_alloc_fail":
         paddle_error(c, "ResourceExhausted", [f"Fail to alloc memory of {r.randrange(2, 64) * 2**30} size, error code is 12."],
@@ -601,7 +601,7 @@ def e_native_crash(c: Ctx) -> str:
         fatal_signal(c, "SIGSEGV", "Segmentation fault",
                      cpp_frames(c, pick(r, ("conv", "eager", "exec"))) if r.random() < 0.7 else None)
         if r.random() < 0.5:
-            em.err("Segmentation fault (core dumped)")
+            em.err(c.shell("Segmentation fault (core dumped)"))
     elif v == "glog_check_abort":
         glog_fatal(c, pick(r, ("custom_operator.cc:" + str(pick(r, (117, 276))), "tensor.cc:" + str(pick(r, (75, 143))),
                                "kernel_context.h:" + str(pick(r, (104, 115))))),
@@ -620,13 +620,13 @@ def e_native_crash(c: Ctx) -> str:
                   f"*** SIGSEGV (@0x0) received by PID {em.pid} (TID {c.hexaddr()}) from PID 0; stack trace: ***"] +
                  [f"    @     {c.hexaddr()} {f}" for f in ("(unknown)", "paddle::framework::Tensor::mutable_data()",
                                                           "paddle::operators::CUDNNConvOpKernel<>::Compute()", "(unknown)")])
-        em.err("Segmentation fault (core dumped)")
+        em.err(c.shell("Segmentation fault (core dumped)"))
     elif v == "free_invalid":
         em.err(pick(r, ("free(): invalid pointer", "double free or corruption (!prev)", "corrupted size vs. prev_size")))
         if c.major >= 2 and r.random() < 0.5:
             fatal_signal(c, "SIGABRT", "Process abort signal")
         else:
-            em.err("Aborted (core dumped)")
+            em.err(c.shell("Aborted (core dumped)"))
     else:
         if c.major >= 2 and r.random() < 0.5:
             fatal_signal(c, "SIGILL", "Illegal instruction")

@@ -51,7 +51,7 @@ def f_enable_gpu_cpu_build(c: Ctx) -> str:
         em.glog("E", f"analysis_config.cc:{pick(r, (73, 91, 95))}", "Please compile with gpu to EnableGpu()")
     if r.random() < 0.4:
         em.err("Process finished with exit code 139 (interrupted by signal 11: SIGSEGV)" if r.random() < 0.3 else
-               "Segmentation fault (core dumped)")
+               c.shell("Segmentation fault (core dumped)"))
         return "enable_gpu_cpu_build+segv"
     py_tb(c, frames_user(c))
     em.err("RuntimeError: (Unavailable) Place(gpu:0) is not supported. Because paddle is not compiled with CUDA.")
@@ -268,7 +268,7 @@ def f_host_alloc_python(c: Ctx) -> str:
     if v == "lite_malloc":    # Paddle-Lite's host allocator on a small box: a fatal check, then abort
         em.err(f"[F {em.ts_short()}.{em.millis():03d} ...ite/lite/core/target_wrapper.cc:29 Malloc] Check failed: p: Error "
                f"occurred in TargetWrapper::Malloc period: no enough for mallocing {r.randrange(8, 900) * 2**20} bytes.")
-        em.err("Aborted (core dumped)")
+        em.err(c.shell("Aborted (core dumped)"))
     elif v == "numpy_unable":
         py_tb(c, frames_user(c, deep=False) + [(f"{c.pkg}/framework/io.py", pick(r, (57, 771)), "_build_saved_state_dict",
                                                  "save_dict[key] = value.numpy()")])
@@ -399,7 +399,7 @@ def f_glibc_backtrace(c: Ctx) -> str:
         lines.append(f"{lib}[{c.hexaddr()}]")
     lines.append("======= Memory map: ========")
     c.em.block(lines)
-    c.em.err("Aborted (core dumped)")
+    c.em.err(c.shell("Aborted (core dumped)"))
     return "glibc_backtrace"
 
 
@@ -416,7 +416,16 @@ def f_paddle_lite(c: Ctx) -> str:
                f"      version of opt:{pick(r, ('v2.9.1', 'd9e63bb', 'v2.10'))}",
                f"      version of current Paddle-Lite:{pick(r, ('v2.13-rc', '68b66fd35', 'v2.12'))}"):
         em.err(pre + ("W  " if android else "") + ln)
-    if r.random() < 0.5:
+    v = r.random()
+    if v < 0.25:    # a naive-buffer .nb written by another opt: its header's version is checked first
+        em.err(f"{pre}{'E Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} ...lite/model_parser/"
+               f"model_parser.cc:{pick(r, (436, 929))} LoadModelNaiveFromFile] Check failed: (meta_version == 2): "
+               f"Paddle-Lite {pick(r, ('v2.12', 'v2.13-rc', 'v2.11'))} : incorrect model version, only version 2 is "
+               f"supported. model version: {pick(r, (0, 1, 3))}")
+        if android:
+            em.err(f"{pre}F libc    : Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid {em.pid}, pid {em.pid}")
+            return "paddle_lite_meta_version_logcat"
+    elif v < 0.6:
         em.err(f"{pre}{'A/Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} ...-Lite/lite/core/program.cc:"
                f"{pick(r, (269, 356, 532))} RuntimeProgram] Check failed: (kernels.size() > 0): 0!>0      Error: This model "
                f"is not supported, because kernel for '{op}' is not supported by Paddle-Lite.")
@@ -464,7 +473,7 @@ def f_native_predictor_model(c: Ctx) -> str:
         "paddle::platform::EnforceNotMet::EnforceNotMet(std::__exception_ptr::exception_ptr, char const*, int)",
         "paddle::inference::ReadBinaryFile(std::string const&, std::string*)",
         "paddle::NativePaddlePredictor::Init(std::shared_ptr<paddle::framework::Scope>)"))])
-    c.em.err("Aborted (core dumped)")
+    c.em.err(c.shell("Aborted (core dumped)"))
     return "native_predictor_model"
 
 
@@ -514,7 +523,7 @@ def f_trt_version_mismatch(c: Ctx) -> str:
         fatal_signal(c, "SIGSEGV", "Segmentation fault", ["paddle::AnalysisPredictor::OptimizeInferenceProgram()",
                                                           "paddle::inference::tensorrt::TensorRTEngine::FreezeNetwork()"])
     else:
-        em.err("Segmentation fault (core dumped)")
+        em.err(c.shell("Segmentation fault (core dumped)"))
     return "trt_version_mismatch+segv"
 
 

@@ -211,6 +211,7 @@ class Ctx:
     legacy_code: bool = False   # user code written for paddle.fluid
     amp: bool = False
     chinese: bool = False       # team scripts print Chinese
+    zh_shell: bool = False      # the shell runs in a Chinese locale: bash names signals in Chinese
     rank_ips: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
@@ -229,6 +230,18 @@ class Ctx:
 
     def hexaddr(self) -> str:
         return f"0x7f{self.rng.randrange(16**10):010x}"
+
+    def shell(self, text: str) -> str:
+        """A shell's job-status line ("Killed", "Segmentation fault (core dumped)") in this run's locale."""
+        if self.zh_shell:
+            for en, zh in _ZH_SIGNALS:
+                text = text.replace(en, zh)
+        return text
+
+
+# bash prints strsignal(3), which glibc translates: what a zh_CN.UTF-8 shell says instead
+_ZH_SIGNALS = (("Segmentation fault", "段错误"), ("Bus error", "总线错误"), ("Aborted", "已放弃"),
+               ("Killed", "已杀死"), ("(core dumped)", "(核心已转储)"))
 
 
 def pick(rng: random.Random, seq):
@@ -1076,7 +1089,7 @@ def glog_fatal(c: Ctx, loc: str, msg: str, frames: list | None = None) -> None:
     lines.append(f"    @     {c.hexaddr()}  (unknown)")
     em.block(lines)
     if r.random() < 0.7:
-        em.err("Aborted (core dumped)")
+        em.err(c.shell("Aborted (core dumped)"))
 
 
 def fatal_signal(c: Ctx, signame: str, desc: str, frames: list | None = None) -> None:

@@ -460,10 +460,22 @@ def test_same_seed_same_bytes_with_code_errors(tmp_path):
     assert tree_digest(tmp_path / "a") == tree_digest(tmp_path / "b")
 
 
+def test_a_shell_in_a_chinese_locale_names_signals_in_chinese():
+    c, _ = _ctx("ocr", "2.6.0", "2x", 0)
+    killed = "/entrypoint.sh: line 34:    58 Killed                  python train.py"
+    assert c.shell(killed) == killed and c.shell("Bus error (core dumped)") == "Bus error (core dumped)"
+    c.zh_shell = True
+    assert c.shell(killed) == "/entrypoint.sh: line 34:    58 已杀死                  python train.py"
+    assert c.shell("Bus error (core dumped)") == "总线错误 (核心已转储)"
+    assert c.shell("Segmentation fault (core dumped)") == "段错误 (核心已转储)"
+    assert c.shell("Aborted (core dumped)") == "已放弃 (核心已转储)"
+
+
 def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     """Forms grown from families the spot checks showed (feed checks of a static program, a recursion in the
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a TensorRT
-    runtime at another version): each is rendered until seen, and the rules read it as its label."""
+    runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
+    signals in Chinese): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
@@ -482,11 +494,16 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_dataset_path_checks, "ocr", {}, "ppocr_does_not_exist_recursion", "file_not_found"),
              (S.e_python_dependency_conflict, "ocr", {"dep_conflict": "module"}, "2x_stdlib_removed",
               "python_dependency_conflict"),
-             (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"))
-    for render, job, extra, tag, category in forms:
+             (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"),
+             (F.f_paddle_lite, "infer", {}, "paddle_lite_meta_version_logcat", "model_version_incompatible"),
+             # a shell in a Chinese locale names the signal in Chinese
+             (S.e_shm_exhausted, "det", {}, "2x_bus_core_dumped", "shm_exhausted", {"zh_shell": True}))
+    for render, job, extra, tag, category, *attrs in forms:
         seen = 0
         for seed in range(200):
             c, lines = _ctx(job, "2.6.0", "2x", seed, **extra)
+            for name, value in (attrs[0] if attrs else {}).items():
+                setattr(c, name, value)
             got = render(c)
             c.em.flush()
             if got.startswith(tag):
