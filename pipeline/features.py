@@ -255,6 +255,9 @@ def _frames(text: str) -> list[str]:
     return frames if frames else _IPY_FRAME.findall(text)
 
 
+_FRAME_ONLY = re.compile(r"\s*(?:\d+\s+(?:0x[0-9a-f]+p?\s+)?[\w:~<>]|@\s+0x)")
+
+
 def _is_error_event(level, kind, message: str) -> bool:
     if kind != "line" or level in ("ERROR", "FATAL"):
         return True
@@ -272,6 +275,12 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
         focus_idx = list(range(max(0, n - 3), n))
     else:
         focus_idx = [last_err, *range(max(last_err + 1, n - 2), n)]
+        # a call-stack dump whose "message" is one of its frames (Fluid 1.5's "PaddlePaddle Call
+        # Stacks:" after the exception it belongs to) says nothing of the error: the exception before does
+        at = keep.index(last_err) if kinds[last_err] == "cpp_traceback" and _FRAME_ONLY.match(messages[last_err] or "") \
+            else 0
+        if at and kinds[keep[at - 1]] == "py_traceback":
+            focus_idx.insert(0, keep[at - 1])
     parts = []
     for i in focus_idx:
         text = texts[i] or messages[i] or ""

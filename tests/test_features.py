@@ -46,6 +46,26 @@ def test_focus_is_the_error_the_run_died_of_not_earlier_warnings():
     assert "tb_truncated" not in tokens
 
 
+def test_a_call_stack_dump_after_the_exception_does_not_hide_it_from_the_focus():
+    # Fluid 1.5 prints the exception, then its call stacks as a block of their own
+    lines = ["Traceback (most recent call last):",
+             '  File "train.py", line 140, in <module>',
+             '  File "/usr/local/lib/python2.7/dist-packages/paddle/fluid/executor.py", line 470, in run',
+             "paddle.fluid.core.EnforceNotMet: Cannot find fetch variable in scope, fetch_var_name is mean_1.tmp_0 at "
+             "[/paddle/paddle/fluid/operators/fetch_op.cc:37]",
+             "PaddlePaddle Call Stacks:",
+             "0       0x7f1c3b2e1c3dp void paddle::platform::EnforceNotMet::Init<char const*>(char const*, char const*, int) + 365",
+             "1       0x7f1c3b2e1fb7p paddle::platform::EnforceNotMet::EnforceNotMet(std::__exception_ptr::exception_ptr, "
+             "char const*, int) + 87"]
+    f = feats(lines)
+    assert "fetch variable" in f.focus and "PaddlePaddle Call Stacks" in f.focus
+    # a dump with a message of its own (2.x's Error Message Summary) stays the whole focus
+    g = feats(["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "KeyError: 'earlier'",
+               "C++ Traceback (most recent call last):", "0   paddle::framework::Executor::Run()",
+               "Error Message Summary:", "FatalError: `Segmentation fault` is detected by the operating system."])
+    assert "Segmentation fault" in g.focus and "earlier" not in g.focus
+
+
 def test_a_paste_cut_inside_a_traceback_is_marked_and_its_frames_kept():
     f = feats(["Traceback (most recent call last):",
                '  File "tools/infer.py", line 8, in <module>',
