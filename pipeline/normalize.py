@@ -142,6 +142,10 @@ _BARE_RE = re.compile(
     r"|(INFO\b)|(DEBUG\b)|(CRITICAL\b)"
 )
 _BARE_LEVELS = (None, "FATAL", "ERROR", "WARNING", "INFO", "DEBUG", "FATAL")
+# NCCL's own lines "host:pid:tid [dev] NCCL INFO ...": their INFO says a line is no error even when it
+# reads like one ("dlerror=libnccl-net.so: cannot open shared object file"). The prefix stays in the
+# message (rules match "NCCL WARN ..."), and a WARN line keeps no level: it is how NCCL reports errors.
+_NCCL_INFO_RE = re.compile(r"[^ ]+:\d+:\d+ \[\d+\] NCCL (?:INFO|TRACE) ")
 
 _GLOG_CHARS = frozenset("IWEF")
 _LAUNCH_CHARS = frozenset("LDIWECF")   # LAUNCH / DEBUG INFO WARNING ERROR CRITICAL FATAL
@@ -316,6 +320,8 @@ def _parse_slow(line: str, env_ts, ctx: _Ctx):
         m = _BARE_RE.match(line)
         if m is not None:
             return None, _BARE_LEVELS[m.lastindex], line, FAM_NONE
+    if " NCCL " in line and _NCCL_INFO_RE.match(line):
+        return None, "INFO", line, FAM_NONE
     return None, None, line, FAM_NONE
 
 
@@ -397,6 +403,8 @@ def _header_spans(line: str):
         m = _BARE_RE.match(line)
         if m is not None:
             level = _BARE_LEVELS[m.lastindex]
+    if level is None and " NCCL " in line and _NCCL_INFO_RE.match(line):
+        level = "INFO"
     return FAM_NONE, level, 0, DATE_ENV, 0, 0, 0, 0, False
 
 
@@ -724,6 +732,8 @@ class Normalizer:
                         mb = bare_match(line)
                         if mb is not None:
                             level = bare_levels[mb.lastindex]
+                        elif " NCCL " in line and _NCCL_INFO_RE.match(line):
+                            level = "INFO"
                     ts = env_ts
                     text = line.rstrip()
                     fam = fam_none

@@ -291,7 +291,10 @@ def test_caches_that_forget_change_nothing(tmp_path):
 
 
 HEADERS = [line for line in MIXED if line.strip()] + ["[2026-11-29 20:15:39,853] [ WARNING] x.py:733 - msg 1",
-                                                     "2026-11-29 20:15:39.123 | INFO | mod:fn:12 - loguru 2"]
+                                                     "2026-11-29 20:15:39.123 | INFO | mod:fn:12 - loguru 2",
+                                                     "node-7:311:401 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: "
+                                                     "cannot open shared object file",
+                                                     "Worker3:311:409 [1] NCCL WARN Connect to 10.0.0.2<4721> failed"]
 
 
 @pytest.mark.parametrize("line", HEADERS)

@@ -695,3 +695,12 @@ def test_frame_fallback_without_pandas_helper(monkeypatch):
     slow = one(lines, ts=[ENV] * len(lines))
     pd.testing.assert_frame_equal(fast, slow)
     assert [slow[c].dtype for c in EVENT_COLUMNS] == [np.int64, np.int64] + [object] * 6
+
+
+def test_nccl_says_which_of_its_lines_are_info_and_keeps_its_prefix():
+    info, warn = normalize_lines(["node-7:311:401 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared "
+                                  "object file: No such file or directory",
+                                  "node-7:311:409 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+                                  "10.0.0.2<47219> failed"]).itertuples()
+    assert info.level == "INFO" and info.message.startswith("node-7:311:401 [0] NCCL INFO")
+    assert warn.level is None and "NCCL WARN" in warn.message   # how NCCL reports its errors: no level to hide it
