@@ -154,8 +154,8 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("gen_2x", r"Error Message Summary|\[Hint: |phi::|paddle/phi/|C\+\+ Traceback|\((?:InvalidArgument|NotFound|"
                r"PreconditionNotMet|ResourceExhausted|External|Unavailable|Unimplemented|Fatal|OutOfRange|"
                r"AlreadyExists|PermissionDenied)\)"),
-    ("gen_3x", r"pir_interpreter|\bpir\b|paddle/base/|\.json\b.*(?:model|program)|PIR|_pir_ops|paddlex|"
-               r"paddleocr/_pipelines"),
+    # (paddle/base/ is 2.6 as much as 3.x: fluid was renamed base in 2.6)
+    ("gen_3x", r"pir_interpreter|\bpir\b|\bPIR\b|(?:inference|model)\.json\b|_pir_ops|paddlex|paddleocr/_pipelines"),
     # deployment kind
     ("deploy_lite", r"Paddle-?Lite|paddle_lite|naive_buffer|\.nb\b|MobileConfig|paddle_light_api|"
                     r"version of opt|cxx_api\.cc|light_api|model_parser\.cc|RuntimeProgram|NDK|android|"
@@ -183,7 +183,7 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
                r"cpu version|paddlepaddle cpu|Please compile with gpu"),
     ("cpu_run", r"use_gpu\s*[=:]\s*(?:0|False|false)|--device[= ]cpu|device\s*[=:]\s*'?cpu|CPUPlace|"
                 r"set_device\('cpu'\)|on CPU|CPU only|only CPU"),
-    ("xpu_npu", r"\bXPU\b|\bxpu\b|BKCL|Kunlun|\bNPU\b|\bnpu\b|Ascend|custom_device|\bMLU\b|\bDCU\b|ROCm|hip"),
+    ("xpu_npu", r"\bXPU\b|\bxpu\b|BKCL|Kunlun|\bNPU\b|\bnpu\b|Ascend|custom_device|\bMLU\b|\bDCU\b|ROCm|\bHIP\b|\bhip[A-Z]\w*"),
     # failure shape
     ("signal_seen", r"SIGSEGV|SIGABRT|SIGBUS|SIGFPE|SIGILL|Segmentation fault|Aborted|core dumped|"
                     r"Illegal instruction|Bus error|Fatal signal|signal \d+"),
@@ -196,7 +196,17 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("import_time", r"^\s*import |in <module>\s*$|from \.\w+ import|__init__\.py\", line \d+, in <module>"),
     ("install_check", r"run_check|install_check|Running verify|Running Verify"),
     ("cjk", r"[\u4e00-\u9fff]"),
+    # a native crash pasted as its debugger backtrace or memory map: no error word, the dump says it
+    ("native_dump", r"^#\d+\s+(?:0x[0-9a-f]+ in |<HEX>)|^\s*at [^\s]+\.(?:cpp|cc|h|c):\d+|^[0-9a-f]{6,}-[0-9a-f]{6,} r[w-][x-]p |"
+                    r"\.so[.\d]*\(\+0x[0-9a-f]+\)\[0x"),
 )
+# the last lines say the run did its work (a result, a saved model, a finished loop), after any error
+ENDED_WELL = re.compile(
+    r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
+    r"(?:is )?(?:finished|completed|done)|训练完成|Exit code:? 0\b|Pod completed|Successfully (?:saved|exported)|"
+    r"Predict time of|predict total time|(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|"
+    r"save(?:d)? (?:model|checkpoint|the model)|Saving model checkpoint|Average Precision|average FPS|"
+    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]\s*0?\.\d")
 _CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
 _FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 _IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)
@@ -295,6 +305,8 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
     tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
+    if any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n) if last_err is None or i > last_err):
+        tokens.append("ended_well")
     if n <= 3:
         tokens.append("tiny_log")
     elif n <= 15:

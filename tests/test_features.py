@@ -46,6 +46,21 @@ def test_focus_is_the_error_the_run_died_of_not_earlier_warnings():
     assert "tb_truncated" not in tokens
 
 
+def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_without_errors():
+    ok = feats(["W1130 10:00:00.000000 1 tensorrt.cc:56] You are using Paddle compiled with TensorRT, but TensorRT "
+                "dynamic library is not found. Ignore this if TensorRT is not needed.",
+                "Predict time of ./imgs/11.jpg: 0.063s"])
+    assert {"no_error", "ended_well"} <= set(ok.context.split())
+    # a result line before the error it died of is no good end
+    died = feats(["Predict time of ./imgs/11.jpg: 0.063s", "Traceback (most recent call last):",
+                  '  File "infer.py", line 9, in <module>', "KeyError: 'boxes'"])
+    assert "ended_well" not in died.context.split()
+    gdb = feats(["#0  0x00007f3a1c2b4e10 in paddle::framework::Tensor::mutable_data () from libpaddle.so",
+                 "#1  0x00007f3a1c2b5f21 in paddle::operators::ConvOp::Run ()",
+                 "    at /paddle/paddle/fluid/operators/conv_op.cc:248"])
+    assert {"no_error", "native_dump"} <= set(gdb.context.split()) and "ended_well" not in gdb.context.split()
+
+
 def test_a_call_stack_dump_after_the_exception_does_not_hide_it_from_the_focus():
     # Fluid 1.5 prints the exception, then its call stacks as a block of their own
     lines = ["Traceback (most recent call last):",
