@@ -193,7 +193,8 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("loading_model", r"load_inference_model|paddle\.load|jit\.load|set_state_dict|set_dict|load_params|"
                       r"from_pretrained|pretrained|\.pdparams|\.pdmodel|__model__|model_dir|\.pdiparams"),
     ("saving_model", r"paddle\.save|jit\.save|save_inference_model|save_model|save_checkpoint|fluid\.save"),
-    ("import_time", r"^\s*import |in <module>\s*$|from \.\w+ import|__init__\.py\", line \d+, in <module>"),
+    # (not a bare "in <module>": every script's top frame says it)
+    ("import_time", r"^\s*import |^\s*from [\w.]+ import |__init__\.py\", line \d+, in <module>"),
     ("install_check", r"run_check|install_check|Running verify|Running Verify"),
     ("cjk", r"[\u4e00-\u9fff]"),
     # a native crash pasted as its debugger backtrace or memory map: no error word, the dump says it
