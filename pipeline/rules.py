@@ -106,7 +106,9 @@ class RuleVerdict:
         """Classifier tokens: the fired rules, the categories they name (shared by every rule of a
         category, so a rule new to the training data still counts) and the winning category."""
         cats = list(dict.fromkeys(self.hit_categories))
-        return [*self.hits, *(f"cat_{c}" for c in cats), f"win_{self.category}", f"winband_{band_of(self.priority)}"]
+        # the band goes with the winning category: how firmly that category is said, not a prior of its own
+        return [*self.hits, *(f"cat_{c}" for c in cats), f"win_{self.category}",
+                f"winband_{band_of(self.priority)}_{self.category}"]
 
     @property
     def remedy(self) -> str:
