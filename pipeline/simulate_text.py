@@ -503,6 +503,10 @@ def device_lines(c: Ctx, dev: int = 0) -> None:
         loc = ("gpu_resources.cc:119", "gpu_resources.cc:164") if c.major < 3 else ("gpu_resources.cc:114", "gpu_resources.cc:243")
         em.glog("W", loc[0], f"Please NOTE: device: {dev}, GPU Compute Capability: {c.cc}, "
                 f"Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+        if c.rng.random() < 0.03:   # a first probe of an unversioned libcudnn.so fails, the versioned one loads
+            em.glog("W", "dynamic_loader.cc:307", "The third-party dynamic library (libcudnn.so) that Paddle depends on is "
+                    "not configured correctly. (error code is libcudnn.so: cannot open shared object file: No such file "
+                    "or directory)")
         em.glog("W", loc[1], f"device: {dev}, cuDNN Version: {c.cudnn}.")
 
 
