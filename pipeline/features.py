@@ -201,6 +201,7 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("native_dump", r"^#\d+\s+(?:0x[0-9a-f]+ in |<HEX>)|^\s*at [^\s]+\.(?:cpp|cc|h|c):\d+|^[0-9a-f]{6,}-[0-9a-f]{6,} r[w-][x-]p |"
                     r"\.so[.\d]*\(\+0x[0-9a-f]+\)\[0x"),
 )
+_FAILED_EXIT = re.compile(r"(?i)exit(?:ed)? (?:with )?(?:code|status):? *-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 # the last lines say the run did its work (a result, a saved model, a finished loop), after any error
 ENDED_WELL = re.compile(
     r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
@@ -306,7 +307,12 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
     tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
-    if any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n) if last_err is None or i > last_err):
+    # (never in a run its exit status or its last line says failed)
+    status = (meta or {}).get("exit_code")
+    known_failed = (meta or {}).get("oom_killed") is True or (status is not None and status == status and int(status) != 0) \
+        or any(_FAILED_EXIT.search(messages[i] or "") for i in range(max(0, n - 2), n))
+    if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
+                                if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
         tokens.append("tiny_log")

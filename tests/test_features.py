@@ -55,6 +55,11 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     died = feats(["Predict time of ./imgs/11.jpg: 0.063s", "Traceback (most recent call last):",
                   '  File "infer.py", line 9, in <module>', "KeyError: 'boxes'"])
     assert "ended_well" not in died.context.split()
+    # nor in a run its exit status, or its last line, says failed
+    results = ["Predict time of ./imgs/11.jpg: 0.063s", "Predict time of ./imgs/12.jpg: 0.061s"]
+    assert "ended_well" not in feats(results, {"exit_code": 1}).context.split()
+    assert "ended_well" not in feats([*results, "Process finished with exit code 1"]).context.split()
+    assert "ended_well" in feats([*results, "Process finished with exit code 0"]).context.split()
     gdb = feats(["#0  0x00007f3a1c2b4e10 in paddle::framework::Tensor::mutable_data () from libpaddle.so",
                  "#1  0x00007f3a1c2b5f21 in paddle::operators::ConvOp::Run ()",
                  "    at /paddle/paddle/fluid/operators/conv_op.cc:248"])

@@ -254,7 +254,9 @@ def test_evidence_supports_the_verdict_not_the_logs_tail(trained, tmp_path):
     events, _ = read_log_events(str(log), predictor.rules)
     verdict = predictor.diagnose(events, {"exit_code": 1})
     evidence = predictor.evidence(events, verdict)
-    assert verdict.category == "gpu_not_visible" and evidence
+    # Paddle says "no GPU found in runtime" when no device was passed in and when the host driver is
+    # too old to initialise it (real threads settle it both ways): either verdict is a reading of this log
+    assert verdict.category in ("gpu_not_visible", "cuda_driver_too_old") and evidence
     assert not any("Predict time" in e["text"] for e in evidence)
     assert any("CUDA device is not set properly" in e["text"] or "no GPU found" in e["text"] for e in evidence)
 
