@@ -308,8 +308,9 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
-    status = (meta or {}).get("exit_code")
-    known_failed = (meta or {}).get("oom_killed") is True or (status is not None and status == status and int(status) != 0) \
+    code = (meta or {}).get("exit_code")
+    code = int(code) if code is not None and code == code else None   # NaN: unknown
+    known_failed = (meta or {}).get("oom_killed") is True or (code is not None and code != 0) \
         or any(_FAILED_EXIT.search(messages[i] or "") for i in range(max(0, n - 2), n))
     if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
                                 if last_err is None or i > last_err):
@@ -343,9 +344,8 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
         pe = _PADDLE_ERR.search(texts[last_err] or msg)
         if pe:
             tokens.append("perr_" + (pe.group(1) or pe.group(2)).lower())
-    code = (meta or {}).get("exit_code")
     if (meta or {}).get("oom_killed") is True:
         tokens.append("ctx_oom_killed")
-    if code is not None and code == code and int(code) == 0 and last_err is not None:
+    if code == 0 and last_err is not None:
         tokens.append("error_survived")
     return focus, " ".join(tokens), [int(line_nos[i]) for i in focus_idx]
