@@ -7,6 +7,19 @@ Both are learned on out-of-fold predictions of real cases (``fit``):
     score(c) = alpha * log p_model(c) + beta[band] * [the winning rule says c]
     p(c)     = softmax(score)
 
+Where no rule fires, the verdict is the *text expert's*: a second model of the same features without
+the rule tokens, with a temperature of its own and a lift of the non-environment classes:
+
+    score(c) = alpha_text * log p_text(c) + gamma * [c is not an environment cause]
+
+The model with rule tokens learns to lean on them (a rule fires, and is right, on most training
+cases), so on a log no rule knows its text weights are weak: on the real dev threads, the model
+without rules is right more often on exactly those logs, and more still when the rules that fired
+on a held-out thread but on no other thread are taken away (the regime of threads nobody wrote a
+rule from). The rules are written for environment signatures, so their silence is itself evidence
+for the job's own bug, a healthy run or an unknown cause: ``gamma``, fitted with ``alpha_text`` on the
+rows no rule fired on, says how much.
+
 ``alpha`` is an inverse temperature (temperature scaling, Guo et al. 2017) and ``beta`` the weight of
 a rule by its priority band (definitive signatures weigh more than weak symptoms). Fitted by
 minimising the log-loss, ``p`` is a calibrated probability, so the verdict's confidence means what it
@@ -39,15 +52,26 @@ class Combiner:
     alpha: float = 1.0
     beta: list[float] = field(default_factory=lambda: [0.0] * len(BANDS))
     floor: float = 0.0
+    alpha_text: float | None = None   # the text expert's inverse temperature (None: no text expert)
+    text_bias: dict[str, float] = field(default_factory=dict)   # class -> lift where the text expert decides
 
     def to_dict(self) -> dict:
-        return {"alpha": self.alpha, "beta": list(self.beta), "floor": self.floor}
+        out = {"alpha": self.alpha, "beta": list(self.beta), "floor": self.floor}
+        if self.alpha_text is not None:
+            out.update(alpha_text=self.alpha_text, text_bias=dict(self.text_bias))
+        return out
 
     @classmethod
     def from_dict(cls, classes: list[str], data: dict | None) -> Combiner:
         data = data or {}
+        text = data.get("alpha_text")
         return cls(list(classes), float(data.get("alpha", 1.0)), [float(b) for b in data.get("beta", [0.0] * len(BANDS))],
-                   float(data.get("floor", 0.0)))
+                   float(data.get("floor", 0.0)), None if text is None else float(text),
+                   {str(c): float(b) for c, b in (data.get("text_bias") or {}).items()})
+
+    def uses_text(self, rule_category: str | None, proba_text) -> bool:
+        """Whether the text expert decides: no rule fired, and there is a text expert."""
+        return rule_category is None and proba_text is not None and self.alpha_text is not None
 
     def scores(self, proba: np.ndarray, rule_category: str | None, rule_priority: int | None) -> np.ndarray:
         s = self.alpha * np.log(np.clip(np.asarray(proba, dtype=float), EPS, 1.0))
@@ -56,8 +80,13 @@ class Combiner:
             s[self.classes.index(rule_category)] += self.beta[b]
         return s
 
-    def proba(self, proba: np.ndarray, rule_category: str | None, rule_priority: int | None) -> np.ndarray:
-        s = self.scores(proba, rule_category, rule_priority)
+    def proba(self, proba: np.ndarray, rule_category: str | None, rule_priority: int | None,
+              proba_text: np.ndarray | None = None) -> np.ndarray:
+        if self.uses_text(rule_category, proba_text):
+            s = self.alpha_text * np.log(np.clip(np.asarray(proba_text, dtype=float), EPS, 1.0))
+            s = s + np.array([self.text_bias.get(c, 0.0) for c in self.classes])
+        else:
+            s = self.scores(proba, rule_category, rule_priority)
         e = np.exp(s - s.max())
         return e / e.sum()
 
@@ -106,3 +135,33 @@ def fit(probas: np.ndarray, rule_cats: list[str | None], rule_prios: list[int | 
     bounds = [(0.05, 20.0)] + [(-5.0, 15.0)] * len(BANDS)
     res = minimize(loss, theta0, jac=True, method="L-BFGS-B", bounds=bounds)
     return Combiner(list(classes), float(res.x[0]), [float(b) for b in res.x[1:]])
+
+
+def fit_text(probas_text: np.ndarray, y: list[str], classes: list[str], lifted: list[str],
+             weights: np.ndarray | None = None, l2: float = 0.01) -> tuple[float, dict[str, float]]:
+    """The text expert's inverse temperature and the lift of the ``lifted`` classes (one shared
+    ``gamma``), minimising the weighted log-loss of out-of-fold rows no rule fired on."""
+    from scipy.optimize import minimize
+    keep = np.array([c in classes for c in y])
+    logp = np.log(np.clip(np.asarray(probas_text, dtype=float)[keep], EPS, 1.0))
+    yi = np.array([classes.index(c) for c, k in zip(y, keep) if k])
+    w = np.ones(len(yi)) if weights is None else np.asarray(weights, dtype=float)[keep]
+    w = w / w.sum()
+    lift = np.array([1.0 if c in lifted else 0.0 for c in classes])
+    rows = np.arange(len(yi))
+
+    def loss(theta: np.ndarray):
+        alpha, gamma = theta
+        s = alpha * logp + gamma * lift
+        s = s - s.max(axis=1, keepdims=True)
+        e = np.exp(s)
+        z = e.sum(axis=1)
+        p = e / z[:, None]
+        nll = -(w * (s[rows, yi] - np.log(z))).sum() + l2 * gamma ** 2
+        g = p.copy()
+        g[rows, yi] -= 1.0
+        g *= w[:, None]
+        return nll, np.array([(g * logp).sum(), (g * lift).sum() + 2 * l2 * gamma])
+
+    res = minimize(loss, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B", bounds=[(0.05, 20.0), (-5.0, 5.0)])
+    return float(res.x[0]), {c: float(res.x[1]) for c in classes if c in lifted}

@@ -7,6 +7,8 @@ combined verdict:
 
   real_cv        grouped CV on the real cases outside the test (folds by thread), scoring the plain
                  paste (rendering variant 0); the model trains on every other source in each fold
+  real_cv_unseen_rules  the same rows with the rules as if written without them (``unseen_rules``):
+                 the rules were written from these threads, so real_cv flatters them
   real_test      the set-aside real threads, with a model trained on everything else
   simulated_cv   the same CV, scored on the simulated runs (folds by host)
   captured_cv    the same CV, scored on the genuine captured runs (folds by scenario)
@@ -21,7 +23,7 @@ on the real CV, never on the test.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,7 @@ import pandas as pd
 from pipeline import combine as C
 from pipeline.model import Dataset, ModelParams, fit_pipeline, frame, sample_weights
 from pipeline.predict import MODES, Verdict, combine
+from pipeline.rules import RuleVerdict
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
 HIGH = 0.8
@@ -54,12 +57,40 @@ def _aligned(pipe, X, classes: list[str]) -> np.ndarray:
 
 
 def _fit_predict(ds: Dataset, p: ModelParams, train_idx: np.ndarray, test_idx: np.ndarray, classes: list[str],
-                 use_rules: bool) -> np.ndarray:
+                 use_rules: bool, also: pd.DataFrame | None = None):
+    """Probabilities on the test rows of a pipeline fitted on the train rows (and, given ``also``,
+    on those rows as ``also`` has them: the unseen-rules regime)."""
     X = frame(ds.features)
     labels = ds.labels.iloc[train_idx]
     pipe = fit_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}), X.iloc[train_idx],
                         ds.y[train_idx], sample_weights(labels, p))
+    if also is not None:
+        return _aligned(pipe, X.iloc[test_idx], classes), _aligned(pipe, also, classes)
     return _aligned(pipe, X.iloc[test_idx], classes)
+
+
+def unseen_rules(ds: Dataset, train_idx: np.ndarray, test_idx: np.ndarray) -> dict[int, RuleVerdict | None]:
+    """The held-out real cases' rule verdicts as if the rules had been written without them.
+
+    Rules were written while reading the dev threads, so on a held-out dev thread they fire more
+    often (and more rightly) than they will on a thread nobody read. A rule that fires on a held-out
+    thread but on no real thread of the training folds stands for one written from that thread: it
+    is taken away (the next rule that fired wins), and so are its tokens in the model's input."""
+    real = (ds.labels["source"] == "real").to_numpy()
+    supported = {h for i in train_idx if real[i] and ds.verdicts[i] is not None for h in ds.verdicts[i].hits}
+    out: dict[int, RuleVerdict | None] = {}
+    for i in test_idx:
+        v = ds.verdicts[i]
+        if not real[i] or v is None:
+            continue
+        keep = [(h, c) for h, c in zip(v.hits, v.hit_categories) if h in supported]
+        if len(keep) == len(v.hits):
+            continue
+        out[i] = None if not keep else RuleVerdict(
+            category=keep[0][1], rule_id=keep[0][0], priority=ds.rule_priorities.get(keep[0][0], v.priority),
+            evidence=[e for e in v.evidence if e.get("rule") in supported],
+            hits=[h for h, _ in keep], hit_categories=[c for _, c in keep])
+    return out
 
 
 def fit_predict(ds: Dataset, p: ModelParams, train: np.ndarray, test: np.ndarray, classes: list[str]) -> Probas:
@@ -97,19 +128,37 @@ def grouped_splits(labels: pd.DataFrame, y: np.ndarray, pool: np.ndarray, n_spli
 
 
 def cross_validate(ds: Dataset, p: ModelParams, pool: np.ndarray, n_splits: int, seed: int):
-    """Out-of-fold probabilities over the pool under a split grouped by thread / host / scenario."""
+    """Out-of-fold probabilities over the pool under a split grouped by thread / host / scenario, and
+    the same in the unseen-rules regime (``unseen_rules``): (probas, folds, unseen dataset, its probas)."""
     from joblib import Parallel, delayed
     classes = sorted(set(ds.y))
     splits = grouped_splits(ds.labels, ds.y, pool, n_splits, seed)
+    X = frame(ds.features)
+    unseen_verdicts = list(ds.verdicts)
+    also = []
+    for tr, te in splits:
+        changed = unseen_rules(ds, tr, te)
+        for i, v in changed.items():
+            unseen_verdicts[i] = v
+        Xa = X.iloc[te].copy()
+        Xa["rules"] = [(" ".join(changed[i].tokens()) if changed[i] else "") if i in changed else r
+                       for i, r in zip(te, Xa["rules"])]
+        also.append(Xa)
     tasks = [(k, r) for k in range(len(splits)) for r in (True, False)]
-    fitted = Parallel(n_jobs=p.n_jobs)(delayed(_fit_predict)(ds, p, splits[k][0], splits[k][1], classes, r)
-                                       for k, r in tasks)
-    probas = Probas(classes, np.zeros((len(ds.y), len(classes))), np.zeros((len(ds.y), len(classes))))
+    fitted = Parallel(n_jobs=p.n_jobs)(delayed(_fit_predict)(ds, p, splits[k][0], splits[k][1], classes, r,
+                                                             also[k] if r else None) for k, r in tasks)
+    shape = (len(ds.y), len(classes))
+    probas = Probas(classes, np.zeros(shape), np.zeros(shape))
+    unseen = Probas(classes, np.zeros(shape), probas.no_rules)   # the text expert never saw rules
     folds = np.full(len(ds.y), -1)
     for (k, r), proba in zip(tasks, fitted):
-        folds[splits[k][1]] = k
-        (probas.rules if r else probas.no_rules)[splits[k][1]] = proba
-    return probas, folds
+        te = splits[k][1]
+        folds[te] = k
+        if r:
+            probas.rules[te], unseen.rules[te] = proba
+        else:
+            probas.no_rules[te] = proba
+    return probas, folds, replace(ds, verdicts=unseen_verdicts), unseen
 
 
 # ----------------------------------------------------------------------------- combining
@@ -131,21 +180,35 @@ def _calibration_weights(kinds: np.ndarray) -> np.ndarray:
     return w
 
 
-def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray) -> C.Combiner:
+def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray, text_expert: bool = True) -> C.Combiner:
+    """The combiner over the given out-of-fold rows; with ``text_expert``, the text expert's
+    temperature from those of them no rule fired on."""
     verdicts = [ds.verdicts[i] for i in rows]
-    return C.fit(probas.rules[rows], [v.category if v else None for v in verdicts],
-                 [v.priority if v else None for v in verdicts], list(ds.y[rows]), probas.classes,
-                 _calibration_weights(_kind(ds)[rows]))
+    weights = _calibration_weights(_kind(ds)[rows])
+    comb = C.fit(probas.rules[rows], [v.category if v else None for v in verdicts],
+                 [v.priority if v else None for v in verdicts], list(ds.y[rows]), probas.classes, weights)
+    no_rule = np.array([v is None for v in verdicts], dtype=bool)
+    if text_expert and no_rule.any():
+        # re-weighted within the no-rule rows by the same shares: real pastes count most
+        tax = load_taxonomy()
+        comb.alpha_text, comb.text_bias = C.fit_text(
+            probas.no_rules[rows[no_rule]], list(ds.y[rows[no_rule]]), probas.classes,
+            [c for c in probas.classes if not tax.is_environment(c)], _calibration_weights(_kind(ds)[rows[no_rule]]))
+    return comb
 
 
-def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray) -> np.ndarray:
-    """Combined probabilities per pooled row, each from a combiner fitted on the other folds."""
+def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray, text_expert: bool = True,
+                          scored: tuple[Dataset, Probas] | None = None) -> np.ndarray:
+    """Combined probabilities per pooled row, each from a combiner fitted on the other folds
+    (``scored``: the rows' verdicts and probabilities to combine, when not ``ds``'s and ``probas``)."""
     out = np.zeros_like(probas.rules)
+    ds_s, probas_s = scored or (ds, probas)
     for k in sorted(set(folds[folds >= 0])):
-        comb = fit_combiner(ds, probas, np.flatnonzero((folds >= 0) & (folds != k)))
+        comb = fit_combiner(ds, probas, np.flatnonzero((folds >= 0) & (folds != k)), text_expert)
         for i in np.flatnonzero(folds == k):
-            v = ds.verdicts[i]
-            out[i] = comb.proba(probas.rules[i], v.category if v else None, v.priority if v else None)
+            v = ds_s.verdicts[i]
+            out[i] = comb.proba(probas_s.rules[i], v.category if v else None, v.priority if v else None,
+                                probas_s.no_rules[i])
     return out
 
 
@@ -182,7 +245,8 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign))
         else:
-            out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign))
+            out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,
+                                           proba_text=probas.no_rules[i]))
     return out
 
 
@@ -250,18 +314,19 @@ def public(report):
     return report
 
 
-def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_cost: float = 0.5) -> tuple[dict, C.Combiner]:
+def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_cost: float = 0.5,
+                 text_expert: bool = True) -> tuple[dict, C.Combiner]:
     """Every evaluation above; returns (report, the combiner fitted on all out-of-fold rows)."""
     real, sim, cap = ds.mask("real"), ds.mask("simulated"), ds.mask("captured")
     test = real & ds.mask(split="test")
     v0 = ds.mask(variant="0")
     pool = ~test
-    probas, folds = cross_validate(ds, p, pool, n_splits, seed)
+    probas, folds, ds_unseen, probas_unseen = cross_validate(ds, p, pool, n_splits, seed)
     classes = probas.classes
-    crossfit = cross_fitted_combined(ds, probas, folds)
+    crossfit = cross_fitted_combined(ds, probas, folds, text_expert)
     dev_rows = np.flatnonzero(real & ~test & v0)
     floor = choose_floor(crossfit[dev_rows], classes, ds.y[dev_rows], wrong_cost) if len(dev_rows) else 0.0
-    combiner = fit_combiner(ds, probas, np.flatnonzero(pool))
+    combiner = fit_combiner(ds, probas, np.flatnonzero(pool), text_expert)
     combiner.floor = floor
     cross = C.Combiner(classes, floor=floor)   # carries the floor for the cross-fitted probabilities
     report: dict = {"classes": classes, "n_splits": int(folds.max() + 1), "combiner": combiner.to_dict(),
@@ -270,6 +335,10 @@ def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_co
         rows = np.flatnonzero(mask)
         if len(rows):
             report[name] = summarize(ds, rows, verdicts(ds, rows, probas, cross, crossfit))
+    if len(dev_rows):   # the same rows, the rules as if written without them (the shipped floor)
+        unseen = cross_fitted_combined(ds, probas, folds, text_expert, scored=(ds_unseen, probas_unseen))
+        report["real_cv_unseen_rules"] = summarize(ds_unseen, dev_rows,
+                                                   verdicts(ds_unseen, dev_rows, probas_unseen, cross, unseen))
     schemes = (("real_test", pool, test & v0), ("sim_to_real", sim, real & v0),
                ("captured_transfer", ~cap & ~test, cap))
     for name, train, scored in schemes:
@@ -299,7 +368,7 @@ def compact(by_mode: dict) -> dict:
 def headline(report: dict) -> dict:
     """The figures `dvc metrics show` prints, per scheme and mode."""
     out: dict = {scheme: compact(report[scheme]) for scheme in
-                 ("real_cv", "real_test", "simulated_cv", "captured_cv", "sim_to_real", "captured_transfer")
-                 if scheme in report}
+                 ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "sim_to_real",
+                  "captured_transfer") if scheme in report}
     out["floor"] = report["combiner"]["floor"]
     return out

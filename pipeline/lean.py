@@ -49,6 +49,10 @@ class LeanModel:
         self.classes: list[str] = meta["classes"]
         self.coef = arrays["coef"]
         self.intercept = arrays["intercept"]
+        # the text expert (the same features without the rule tokens: pipeline.combine), if exported
+        self.experts = {"rules": (self.coef, self.intercept)}
+        if "coef_text" in arrays:
+            self.experts["text"] = (arrays["coef_text"], arrays["intercept_text"])
         self.blocks = meta["blocks"]
         self._patterns = {b["name"]: re.compile(b["token_pattern"]) for b in self.blocks if b.get("token_pattern")}
         self._idf = {b["name"]: arrays.get(f"idf_{b['name']}") for b in self.blocks}
@@ -90,25 +94,31 @@ class LeanModel:
         off = block["offset"]
         return [off + i for i in idx], values
 
-    def decision(self, record: dict[str, str]) -> np.ndarray:
+    @property
+    def has_text_expert(self) -> bool:
+        return "text" in self.experts
+
+    def decision(self, record: dict[str, str], expert: str = "rules") -> np.ndarray:
+        coef, intercept = self.experts[expert]
         cols: list[int] = []
         vals: list[float] = []
         for block in self.blocks:
             c, v = self._block_features(block, record.get(block["column"], "") or "")
             cols.extend(c)
             vals.extend(v)
-        scores = self.intercept.copy()
+        scores = intercept.copy()
         if cols:
-            scores += self.coef[:, cols] @ np.asarray(vals)
+            scores += coef[:, cols] @ np.asarray(vals)
         return scores
 
-    def line_scores(self, texts: list[str], category: str, columns=("doc", "focus")) -> np.ndarray:
-        """How much each text, scored alone through the text blocks, pushes the model towards
-        ``category`` against the other classes (the evidence of a model-decided verdict)."""
+    def line_scores(self, texts: list[str], category: str, columns=("doc", "focus"), expert: str = "rules") -> np.ndarray:
+        """How much each text, scored alone through the text blocks, pushes the model (``expert``)
+        towards ``category`` against the other classes (the evidence of a model-decided verdict)."""
         if category not in self.classes:
             return np.zeros(len(texts))
+        coef = self.experts.get(expert, self.experts["rules"])[0]
         k = self.classes.index(category)
-        weights = self.coef[k] - np.delete(self.coef, k, axis=0).mean(axis=0) if len(self.classes) > 2 else self.coef[0]
+        weights = coef[k] - np.delete(coef, k, axis=0).mean(axis=0) if len(self.classes) > 2 else coef[0]
         out = np.zeros(len(texts))
         for j, text in enumerate(texts):
             for block in self.blocks:
@@ -118,8 +128,8 @@ class LeanModel:
                         out[j] += float(weights[idx] @ np.asarray(vals))
         return out
 
-    def predict_proba(self, record: dict[str, str]) -> np.ndarray:
-        scores = self.decision(record)
+    def predict_proba(self, record: dict[str, str], expert: str = "rules") -> np.ndarray:
+        scores = self.decision(record, expert)
         if len(self.classes) == 2:  # binary LogisticRegression keeps one row of coefficients
             p = 1.0 / (1.0 + math.exp(-float(scores[0])))
             return np.array([1.0 - p, p])

@@ -11,7 +11,7 @@ that the lean path reproduces `predict_proba` exactly. The evaluation protocol l
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -78,16 +78,33 @@ def fit_pipeline(p: ModelParams, X: pd.DataFrame, y: np.ndarray, weights: np.nda
     return build_pipeline(p).fit(X, y, clf__sample_weight=weights)
 
 
-def export_lean(pipeline: Pipeline) -> tuple[dict, dict[str, np.ndarray]]:
-    """The fitted pipeline as JSON-able metadata + arrays (see pipeline.predict.LeanModel)."""
-    columns = pipeline.named_steps["features"]
-    clf = pipeline.named_steps["clf"]
-    meta: dict = {"classes": [str(c) for c in clf.classes_], "blocks": []}
+def export_lean(pipeline: Pipeline, text: Pipeline | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """The fitted pipeline as JSON-able metadata + arrays (see pipeline.lean.LeanModel).
+
+    ``text``: the text expert, fitted on the same rows without the rule tokens (pipeline.combine).
+    Blocks both have learned the same vocabularies (same rows, same settings), so the two are one
+    feature space: the union of their blocks, each expert's coefficients zero on the blocks it lacks
+    (the text expert's on the rule tokens)."""
+    experts = {"": pipeline} if text is None else {"": pipeline, "_text": text}
+    classes = [str(c) for c in pipeline.named_steps["clf"].classes_]
+    meta: dict = {"classes": classes, "blocks": []}
     arrays: dict[str, np.ndarray] = {}
+    spans: dict[str, dict[str, tuple[int, int]]] = {}   # expert -> block -> its columns in its own coef
+    fitted: dict[str, tuple] = {}                       # block -> (vectorizer, column), first expert's
+    for key, pipe in experts.items():
+        if [str(c) for c in pipe.named_steps["clf"].classes_] != classes:
+            raise ValueError("the text expert and the model disagree on the classes")
+        spans[key], at = {}, 0
+        for name, vec, column in pipe.named_steps["features"].transformers_:
+            if vec == "drop":
+                continue
+            if name in fitted and fitted[name][0].vocabulary_ != vec.vocabulary_:
+                raise ValueError(f"the experts' {name!r} vocabularies differ: fit both on the same rows")
+            fitted.setdefault(name, (vec, column))
+            spans[key][name] = (at, at + len(vec.vocabulary_))
+            at += len(vec.vocabulary_)
     offset = 0
-    for name, vec, column in columns.transformers_:
-        if vec == "drop":
-            continue
+    for name, (vec, column) in fitted.items():
         vocab = {str(k): int(v) for k, v in vec.vocabulary_.items()}
         block = {"name": name, "column": column, "offset": offset, "size": len(vocab),
                  "lowercase": bool(vec.lowercase), "binary": bool(getattr(vec, "binary", False))}
@@ -100,8 +117,15 @@ def export_lean(pipeline: Pipeline) -> tuple[dict, dict[str, np.ndarray]]:
         block["vocab"] = vocab
         meta["blocks"].append(block)
         offset += len(vocab)
-    arrays["coef"] = clf.coef_.astype(np.float64)
-    arrays["intercept"] = clf.intercept_.astype(np.float64)
+    for key, pipe in experts.items():
+        clf = pipe.named_steps["clf"]
+        coef = np.zeros((clf.coef_.shape[0], offset))
+        for block in meta["blocks"]:
+            if block["name"] in spans[key]:
+                lo, hi = spans[key][block["name"]]
+                coef[:, block["offset"]:block["offset"] + block["size"]] = clf.coef_[:, lo:hi]
+        arrays[f"coef{key}"] = coef
+        arrays[f"intercept{key}"] = clf.intercept_.astype(np.float64)
     return meta, arrays
 
 
@@ -145,11 +169,12 @@ class Dataset:
     features: list[RunFeatures]
     verdicts: list                  # RuleVerdict | None per run
     failed: np.ndarray              # did the run fail (rules.run_failed)
+    rule_priorities: dict = field(default_factory=dict)   # rule id -> priority, of the rules that made verdicts
 
     def subset(self, mask: np.ndarray) -> Dataset:
         idx = np.flatnonzero(mask)
         return Dataset(self.labels.iloc[idx].reset_index(drop=True), [self.features[i] for i in idx],
-                       [self.verdicts[i] for i in idx], self.failed[idx])
+                       [self.verdicts[i] for i in idx], self.failed[idx], self.rule_priorities)
 
     @property
     def y(self) -> np.ndarray:
@@ -188,7 +213,7 @@ def build_dataset(con, labels: pd.DataFrame, rules, batch: int = 400) -> Dataset
             features.append(run_features(ev, meta, verdict.tokens() if verdict else ()))
     labels = labels.assign(group=[group_of(r, s, sc) for r, s, sc in
                                   zip(labels["run_id"], labels["source"], labels["scenario"])])
-    return Dataset(labels, features, verdicts, np.array(failed, dtype=bool))
+    return Dataset(labels, features, verdicts, np.array(failed, dtype=bool), {r.id: r.priority for r in rules.rules})
 
 
 def sample_weights(labels: pd.DataFrame, p: ModelParams) -> np.ndarray:
@@ -228,7 +253,8 @@ def confusion_png(y_true, y_pred, path: Path, title: str) -> None:
 
 def _version(arrays: dict[str, np.ndarray], combiner: dict) -> str:
     import hashlib
-    digest = hashlib.sha1(arrays["coef"].tobytes() + arrays["intercept"].tobytes()
+    digest = hashlib.sha1(b"".join(arrays[k].tobytes() for k in ("coef", "intercept", "coef_text", "intercept_text")
+                                   if k in arrays)
                           + json.dumps(combiner, sort_keys=True).encode()).hexdigest()[:10]
     return f"rc-{digest}"
 
@@ -253,13 +279,16 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         raise ValueError(f"only {len(ds.labels)} labeled runs are in the warehouse {db}: ingest their logs first")
     p = ModelParams.from_params(params)
     train_params = params.get("train") or {}
-    report, combiner = evaluation.run_protocol(ds, p, n_splits, seed, float(train_params.get("wrong_cost", 0.5)))
+    report, combiner = evaluation.run_protocol(ds, p, n_splits, seed, float(train_params.get("wrong_cost", 0.5)),
+                                               bool(train_params.get("text_expert", True)) and p.use_rules)
 
     shipped = np.ones(len(ds.y), dtype=bool) if train_params.get("ship_with_test", True) else \
         ~(ds.mask("real") & ds.mask(split="test"))
-    final = fit_pipeline(p, frame(ds.features).iloc[np.flatnonzero(shipped)], ds.y[shipped],
-                         sample_weights(ds.labels[shipped], p))
-    meta, arrays = export_lean(final)
+    X, y, w = frame(ds.features).iloc[np.flatnonzero(shipped)], ds.y[shipped], sample_weights(ds.labels[shipped], p)
+    final = fit_pipeline(p, X, y, w)
+    text = fit_pipeline(ModelParams(**{**p.__dict__, "use_rules": False}), X, y, w) \
+        if combiner.alpha_text is not None else None
+    meta, arrays = export_lean(final, text)
     if list(meta["classes"]) != list(combiner.classes):
         raise RuntimeError("the shipped model and its combiner disagree on the classes")
     version = _version(arrays, combiner.to_dict())
@@ -277,7 +306,7 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     meta.update(model_version=version, combiner=combiner.to_dict(), taxonomy_version=load_taxonomy().version,
                 rules_version=rules.version)
     (models_dir / "model.json").write_text(json.dumps(meta, ensure_ascii=False, sort_keys=True))
-    np.savez_compressed(models_dir / "model.npz", **{k: v.astype(np.float32) if k == "coef" else v
+    np.savez_compressed(models_dir / "model.npz", **{k: v.astype(np.float32) if k.startswith("coef") else v
                                                      for k, v in arrays.items()})
     from pipeline.mining import TemplateMiner
     (models_dir / "templates.json").write_text(json.dumps({
@@ -320,7 +349,8 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, m
                            "floor": metrics["combiner"]["floor"], "alpha": metrics["combiner"]["alpha"],
                            "shipped_with_test": metrics["shipped_with_test"]})
         flat: dict[str, float] = {}
-        for scheme in ("real_cv", "real_test", "simulated_cv", "captured_cv", "sim_to_real", "captured_transfer"):
+        for scheme in ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "sim_to_real",
+                       "captured_transfer"):
             for mode, s in (metrics.get(scheme) or {}).items():
                 _flat(f"{scheme}_{mode}", {k: v for k, v in s.items() if k not in ("wrong_share_by_predicted",)}, flat)
         mlflow.log_metrics(flat)
@@ -347,10 +377,12 @@ def evaluate(db: str, labels_paths, models_dir: str | Path) -> dict:
         raise ValueError(f"none of the labeled runs are in the warehouse {db}")
     model = predictor.model
     rows = np.arange(len(ds.y))
+    text = "text" if model.has_text_expert else "rules"
     probas = evaluation.Probas(list(model.classes), np.array([model.predict_proba(f.record()) for f in ds.features]),
-                               np.zeros((len(ds.y), len(model.classes))))
+                               np.array([model.predict_proba(f.record(), expert=text) for f in ds.features]))
     by_mode = evaluation.verdicts(ds, rows, probas, predictor.combiner)
-    by_mode.pop("model_only")   # the shipped model has rule features: model-only is a training-time figure
+    if not model.has_text_expert:   # model-only is the text expert's verdict
+        by_mode.pop("model_only")
     return {"model_version": predictor.model_version, "n_runs": int(len(ds.y)),
             "evaluated": evaluation.public(evaluation.summarize(ds, rows, by_mode)),
             "combiner": predictor.combiner.to_dict()}

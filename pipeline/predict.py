@@ -34,6 +34,7 @@ class Verdict:
     evidence_lines: list[int] = field(default_factory=list)   # failure-relevant lines, log order
     rule_evidence: list[dict] = field(default_factory=list)   # the deciding rule's matches
     focus_lines: list[int] = field(default_factory=list)      # the run's last error
+    expert: str = "rules"             # which model's probabilities decided: rules (with rule tokens) | text
 
 
 def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
@@ -43,15 +44,17 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
 
 def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
             combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9,
-            foreign: bool = False) -> Verdict:
+            foreign: bool = False, proba_text=None) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
     rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
                 for one that did.
     model_only: the model's top class (its raw probability as the confidence).
-    combined:   the calibrated ``Combiner`` over both; below its floor the verdict is ``unknown``, and
-                so is a failure verdict on a ``foreign`` log (no sign of an ML job and no rule fired,
-                RunFeatures.foreign): the model only knows ML jobs, its guess there means nothing.
+    combined:   the calibrated ``Combiner`` over both; where no rule fired, the text expert's
+                probabilities (``proba_text``, the model without rule tokens) decide. Below the floor
+                the verdict is ``unknown``, and so is a failure verdict on a ``foreign`` log (no sign
+                of an ML job and no rule fired, RunFeatures.foreign): the model only knows ML jobs,
+                its guess there means nothing.
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -70,7 +73,9 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     if mode != "combined":
         raise ValueError(f"unknown mode {mode!r}")
     combiner = combiner or Combiner(list(classes))
-    final = ranked(classes, combiner.proba(proba, rule_cat, verdict.priority if verdict else None))
+    if combiner.uses_text(rule_cat, proba_text):
+        model_cat, model_conf = ranked(classes, proba_text)[0]
+    final = ranked(classes, combiner.proba(proba, rule_cat, verdict.priority if verdict else None, proba_text))
     cat, conf = final[0]
     alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
     source = "hybrid" if rule_cat == cat == model_cat else ("rule" if rule_cat == cat else "model")
@@ -98,15 +103,22 @@ class Predictor:
     def diagnose(self, events, meta: dict | None = None) -> Verdict:
         rule_verdict = self.rules.match(events, meta) if len(events) or meta else None
         feats = run_features(events, meta, rule_verdict.tokens() if rule_verdict else ())
-        proba = self.model.predict_proba(feats.record())
+        record = feats.record()
+        proba = self.model.predict_proba(record)
+        # no rule fired: the text expert decides (pipeline.combine)
+        text = rule_verdict is None and self.model.has_text_expert and self.combiner.alpha_text is not None
+        proba_text = self.model.predict_proba(record, expert="text") if text else None
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
-                          failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None)
+                          failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None,
+                          proba_text=proba_text)
+        verdict.expert = "text" if text else "rules"
         verdict.evidence_lines = feats.evidence_lines
         verdict.focus_lines = feats.focus_lines
         if rule_verdict is not None and verdict.rule_id == rule_verdict.rule_id:
             verdict.rule_evidence = rule_verdict.evidence
         elif meta and verdict.category not in (UNKNOWN, "no_failure") and \
-                self.model.line_scores([feats.meta], verdict.category, columns=("meta",))[0] > META_EVIDENCE:
+                self.model.line_scores([feats.meta], verdict.category, columns=("meta",),
+                                       expert=verdict.expert)[0] > META_EVIDENCE:
             # the exit status or OOMKilled flag is what the model went by: say so
             verdict.rule_evidence = [{"line": None, "text": f"container metadata: {describe_meta(meta)}", "rule": None}]
         return verdict
@@ -124,7 +136,7 @@ class Predictor:
             cand = [pos[ln] for ln in dict.fromkeys([*verdict.focus_lines, *reversed(verdict.evidence_lines)])
                     if ln in pos][:EVIDENCE_CANDIDATES]
             texts = [messages[i] or "" for i in cand]
-            scores = self.model.line_scores(texts, verdict.category)
+            scores = self.model.line_scores(texts, verdict.category, expert=verdict.expert)
             taken = {c[0] for c in chosen}
             for j in sorted(range(len(cand)), key=lambda j: -scores[j]):
                 if scores[j] <= 0 or len(chosen) >= limit:

@@ -98,3 +98,43 @@ def test_floor_prefers_answering_where_the_utility_is_flat():
     y = np.array(["code_error"] * 200 + ["code_error", "gpu_oom"])
     assert choose_floor(proba, CLASSES, y, wrong_cost=1.0) == 0.0
     assert choose_floor(proba, CLASSES, y, wrong_cost=1.0, tolerance=0.0) == 0.0
+
+
+def test_where_no_rule_fires_the_text_expert_decides_with_its_own_temperature():
+    p_text, y, _ = _overconfident(400, seed=2)   # right 60% of the time at 0.97: it must be cooled down
+    alpha, bias = C.fit_text(p_text, y, CLASSES, ["code_error", "no_failure"])
+    assert alpha < 0.8 and set(bias) == {"code_error", "no_failure"}
+    comb = C.Combiner(CLASSES, alpha=1.0, alpha_text=alpha, text_bias=bias)
+    p_rules = np.array([0.05, 0.9, 0.03, 0.02])
+    text = p_text[0] if p_text[0].argmax() != 1 else p_text[1]   # a text expert that disagrees with the model
+    no_rule = comb.proba(p_rules, None, None, text)
+    assert no_rule.argmax() == text.argmax() and no_rule.max() < 0.9   # cooled, not overturned
+    np.testing.assert_allclose(comb.proba(p_rules, "gpu_oom", 20, text), comb.proba(p_rules, "gpu_oom", 20))
+    # without a text expert (a model exported before it) the model with rule tokens decides as before
+    np.testing.assert_allclose(C.Combiner(CLASSES).proba(p_rules, None, None, text), p_rules, atol=1e-6)
+    again = C.Combiner.from_dict(CLASSES, comb.to_dict())
+    assert again.alpha_text == comb.alpha_text and C.Combiner.from_dict(CLASSES, {}).alpha_text is None
+    np.testing.assert_allclose(again.proba(p_rules, None, None, text), no_rule)
+    v = combine(None, CLASSES, p_rules, "combined", comb, proba_text=text)
+    assert v.category == CLASSES[int(no_rule.argmax())] and v.model_category == CLASSES[int(text.argmax())]
+
+
+def test_the_text_expert_learns_how_much_no_rule_means_no_environment_fault():
+    """Where the no-rule rows are mostly the job's own bugs that the text expert calls an
+    environment fault, the lift of the non-environment classes comes out positive, and it moves
+    such a verdict; where they are not, it stays near zero."""
+    rng = np.random.default_rng(4)
+    n = 600
+    p = np.full((n, len(CLASSES)), 0.05)
+    y_env = rng.random(n) < 0.3
+    p[:, 1] = 0.6                                  # the text expert always leans to gpu_oom
+    p[:, 0] = 0.3
+    p /= p.sum(axis=1, keepdims=True)
+    y = ["gpu_oom" if e else "code_error" for e in y_env]
+    _, bias = C.fit_text(p, y, CLASSES, ["code_error", "no_failure", "unknown"])
+    assert bias["code_error"] > 0.5
+    comb = C.Combiner(CLASSES, alpha_text=1.0, text_bias=bias)
+    assert CLASSES[int(comb.proba(p[0], None, None, p[0]).argmax())] == "code_error"
+    _, neutral = C.fit_text(p, ["gpu_oom" if rng.random() < 0.6 else "code_error" for _ in range(n)], CLASSES,
+                            ["code_error", "no_failure", "unknown"])
+    assert abs(neutral["code_error"]) < abs(bias["code_error"])

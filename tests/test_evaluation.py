@@ -49,3 +49,27 @@ def test_relabeling_a_simulated_run_leaves_the_real_folds_unchanged():
     real = labels["source"].to_numpy() == "real"
     assert (before[real] == after[real]).all()
     assert set(before[real]) == {0, 1, 2, 3}      # and the real cases are spread over every fold
+
+
+def test_unseen_rules_takes_away_the_rules_no_training_thread_supports():
+    """A held-out real case keeps only the rules that also fire on some real thread it is not in;
+    the next rule that fired wins; simulated runs and unchanged verdicts are left alone."""
+    from pipeline.evaluation import unseen_rules
+    from pipeline.model import Dataset
+    from pipeline.rules import RuleVerdict
+
+    def v(*hits):
+        cats = {"shared": "gpu_oom", "own": "host_oom", "other": "code_error"}
+        return RuleVerdict(cats[hits[0]], hits[0], 10, [{"line": 1, "text": "x", "rule": h} for h in hits],
+                           list(hits), [cats[h] for h in hits])
+
+    labels = pd.DataFrame({"source": ["real", "real", "real", "real", "simulated"],
+                           "category": ["gpu_oom", "host_oom", "gpu_oom", "code_error", "host_oom"]})
+    verdicts = [v("shared"), v("own", "shared"), v("own"), v("shared"), v("own")]
+    ds = Dataset(labels, [None] * 5, verdicts, np.ones(5, dtype=bool), {"shared": 20, "own": 5, "other": 30})
+    # rows 0 and 4 train (4 is simulated: its rules do not count as support); 1, 2, 3 are held out
+    out = unseen_rules(ds, np.array([0, 4]), np.array([1, 2, 3]))
+    assert set(out) == {1, 2}                     # row 3's rule is supported: unchanged
+    assert out[1].rule_id == "shared" and out[1].category == "gpu_oom" and out[1].priority == 20
+    assert out[1].hits == ["shared"] and [e["rule"] for e in out[1].evidence] == ["shared"]
+    assert out[2] is None                         # no rule left: as if no rule had fired

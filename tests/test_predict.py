@@ -94,12 +94,37 @@ def test_lean_scorer_reproduces_scikit_learn(trained):
                         focus="ImportError: libGL.so.1", context="import_time exc_importerror")]
     labels = ["cuda_driver_too_old", "shm_exhausted", "no_failure", "system_lib_missing"]
     pipe = build_pipeline(ModelParams(min_df=1)).fit(frame(docs * 3), labels * 3)
-    meta, arrays = export_lean(pipe)
+    text = build_pipeline(ModelParams(min_df=1, use_rules=False)).fit(frame(docs * 3), labels * 3)
+    meta, arrays = export_lean(pipe, text)
     lean = LeanModel(meta, arrays)
     expected = pipe.predict_proba(frame(docs))
     got = np.array([lean.predict_proba(d.record()) for d in docs])
     assert lean.classes == list(pipe.named_steps["clf"].classes_)
     np.testing.assert_allclose(got, expected, atol=1e-9)
+    # the text expert shares the feature space: the same scores as its own pipeline, rule tokens ignored
+    assert lean.has_text_expert
+    got_text = np.array([lean.predict_proba(d.record(), expert="text") for d in docs])
+    np.testing.assert_allclose(got_text, text.predict_proba(frame(docs)), atol=1e-9)
+    assert not np.allclose(got_text, got)
+    assert not LeanModel(*export_lean(pipe)).has_text_expert
+
+
+def test_the_text_expert_decides_where_no_rule_fires(trained):
+    """The shipped model carries a text expert; a log no rule knows is decided by it, a log a rule
+    knows by the model with rule tokens, and each verdict says which."""
+    from pipeline.normalize import Events
+    from pipeline.predict import Predictor
+    predictor = Predictor(trained["models"])
+    assert predictor.model.has_text_expert and predictor.combiner.alpha_text is not None
+    known = Events({"line_no": [1, 2], "level": [None, "ERROR"], "kind": ["line", "line"],
+                    "message": ["import cv2", "ImportError: libGL.so.1: cannot open shared object file: No such file or directory"],
+                    "text": [None, None]})
+    unknown = Events({"line_no": [1, 2], "level": [None, "ERROR"], "kind": ["line", "line"],
+                      "message": ["epoch 3 step 100 loss 0.31", "RuntimeError: something the rules never heard of"],
+                      "text": [None, None]})
+    a, b = predictor.diagnose(known, {"exit_code": 1}), predictor.diagnose(unknown, {"exit_code": 1})
+    assert a.rule_id is not None and a.expert == "rules"
+    assert b.rule_id is None and b.expert == "text"
 
 
 def _predict(args, models, stdin=None):
