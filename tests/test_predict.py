@@ -55,7 +55,7 @@ def trained(tmp_path_factory):
 
 def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlflow(trained):
     metrics = trained["metrics"]
-    for scheme in ("real_cv", "real_test", "simulated_cv", "sim_to_real", "captured_transfer"):
+    for scheme in ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "sim_to_real", "captured_transfer"):
         if scheme == "captured_transfer":
             assert scheme not in metrics   # no captured runs in this training set
             continue
@@ -67,6 +67,12 @@ def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlf
     real_cv = metrics["real_cv"]["combined"]
     assert real_cv["n"] + metrics["real_test"]["combined"]["n"] == len(range(0, 298, 4))   # cases[::4], variant 0
     assert "hard_accuracy" in real_cv and "non_environment_blamed_on_environment" in real_cv
+    # the same rows with the rules only they support taken away: the rules can only do worse there
+    unseen = metrics["real_cv_unseen_rules"]
+    assert unseen["combined"]["n"] == real_cv["n"]
+    assert unseen["rules_only"]["unknown_rate"] >= metrics["real_cv"]["rules_only"]["unknown_rate"]
+    assert unseen["model_only"]["accuracy"] == metrics["real_cv"]["model_only"]["accuracy"]   # never saw rules
+    assert "alpha_text" in metrics["combiner"] and set(metrics["combiner"]["text_bias"]) >= {"code_error", "no_failure"}
     sim = metrics["simulated_cv"]
     assert sim["combined"]["accuracy"] >= sim["rules_only"]["accuracy"] - 0.05
     assert 0.0 <= metrics["combiner"]["floor"] < 1.0 and metrics["combiner"]["alpha"] > 0
