@@ -6,6 +6,7 @@ classification of every new run (the same code, so both agree).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,22 @@ from pipeline.taxonomy import UNKNOWN, load_taxonomy
 MODES = ("rules_only", "model_only", "combined")
 EVIDENCE_CANDIDATES = 200   # lines scored for a model-decided verdict's evidence
 META_EVIDENCE = 1.0         # the exit-code / OOMKilled tokens' pull above which they are cited
+MIN_LINE_PULL = 0.1         # a line's own pull towards the verdict below which it is not cited ...
+RELATIVE_LINE_PULL = 0.25   # ... nor below this share of the strongest line's
+
+
+# a job's setting as it prints them ("elastic_timeout: 30", "gloo_port=6767"), and the source line
+# Python echoes under a warning ("  warnings.warn(msg)"): they say nothing of the cause
+_SETTING_OR_ECHO = re.compile(r"^\s*(?:[\w.-]+\s*[:=]\s*[\w./:+-]*|warnings\.warn\(.*)\s*$")
+
+
+def _not_evidence(text: str) -> bool:
+    """A line that cannot support a cause whatever the model's weights: a setting, a warning's
+    source echo, or a separator around a word or two ("----- ERROR LOG DETAIL -----")."""
+    if _SETTING_OR_ECHO.match(text):
+        return True
+    alnum = sum(ch.isalnum() for ch in text)
+    return alnum < 0.5 * len(text.strip()) and len(text.split()) <= 8
 
 
 @dataclass
@@ -135,11 +152,18 @@ class Predictor:
             pos = {ln: i for i, ln in enumerate(line_nos)}
             cand = [pos[ln] for ln in dict.fromkeys([*verdict.focus_lines, *reversed(verdict.evidence_lines)])
                     if ln in pos][:EVIDENCE_CANDIDATES]
+            # a line can support a cause only if it speaks of a failure (an error event, or failure
+            # words): a config printout, a progress line or a banner that the model happens to weigh
+            # is not evidence
+            levels, kinds = list(events["level"]), list(events["kind"])
+            cand = [i for i in cand if (kinds[i] != "line" or levels[i] in ("ERROR", "FATAL")
+                                        or RELEVANT.search(messages[i] or "")) and not _not_evidence(messages[i] or "")]
             texts = [messages[i] or "" for i in cand]
             scores = self.model.line_scores(texts, verdict.category, expert=verdict.expert)
+            floor = max(MIN_LINE_PULL, RELATIVE_LINE_PULL * float(scores.max())) if len(cand) else 0.0
             taken = {c[0] for c in chosen}
             for j in sorted(range(len(cand)), key=lambda j: -scores[j]):
-                if scores[j] <= 0 or len(chosen) >= limit:
+                if scores[j] < floor or len(chosen) >= limit:
                     break
                 ln = line_nos[cand[j]]
                 if ln not in taken and texts[j].strip():

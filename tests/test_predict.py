@@ -358,3 +358,31 @@ def test_only_a_log_with_no_sign_of_an_ml_job_is_foreign(tmp_path):
     assert not foreign(proxy[:10])                                   # too short to tell
     assert not foreign([f"iter {i}/900, loss: 0.{i:03d}, speed 3.1 it/s" for i in range(40)])
     assert not foreign(proxy + ["W1130 10:02:00.5 77 init.cc:88] Please NOTE: device: 0, GPU Compute Capability: 8.0"])
+
+
+def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
+    """Whatever the model weighs, a job's settings, a separator around a word, a warning's source
+    echo and progress lines are not evidence; the error the run died of is."""
+    from pipeline.predict import Predictor, _not_evidence, read_log_events
+    assert _not_evidence("elastic_timeout: 30") and _not_evidence("gloo_port=6767")
+    assert _not_evidence("------------------------- ERROR LOG DETAIL -------------------------")
+    assert _not_evidence("  warnings.warn(warning_message)")
+    assert not _not_evidence("ExternalError: CUDA error(100), no CUDA-capable device is detected.")
+    assert not _not_evidence("MemoryError: Unable to allocate 3.2 GiB: shape: (1024, 1024)")
+    predictor = Predictor(trained["models"])
+    log = tmp_path / "noisy.log"
+    log.write_text("\n".join([
+        "gloo_port: 6767", "elastic_timeout: 30", "nproc_per_node: 8",
+        *[f"[2026/11/29 10:00:{i:02d}] ppocr INFO: epoch: [1/500], global_step: {i}, loss: 21.5" for i in range(10)],
+        "------------------------- ERROR LOG DETAIL -------------------------",
+        "Traceback (most recent call last):",
+        '  File "tools/train.py", line 12, in <module>',
+        "    main()",
+        "OSError: (External) CUDA error(100), no CUDA-capable device is detected.",
+        "elastic_level: -1"]) + "\n")
+    events, _ = read_log_events(str(log), predictor.rules)
+    verdict = predictor.diagnose(events, {"exit_code": 1})
+    texts = [e["text"] for e in predictor.evidence(events, verdict)]
+    assert texts and any("no CUDA-capable device" in t for t in texts)
+    assert not any(t.startswith(("gloo_port", "elastic_", "nproc_per_node", "---")) or "global_step" in t
+                   for t in texts), texts
