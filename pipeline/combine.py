@@ -101,67 +101,61 @@ def _design(probas: np.ndarray, rule_cats: list[str | None], rule_prios: list[in
     return logp, onehot
 
 
-def fit(probas: np.ndarray, rule_cats: list[str | None], rule_prios: list[int | None], y: list[str],
-        classes: list[str], weights: np.ndarray | None = None, l2: float = 0.01) -> Combiner:
-    """alpha and beta minimising the weighted log-loss of out-of-fold predictions (rows whose label
-    is not among ``classes`` are ignored)."""
-    from scipy.optimize import minimize
+def _targets(y: list[str], classes: list[str], weights: np.ndarray | None):
+    """Rows whose label is among ``classes``: (their mask, label indexes, weights summing to 1)."""
     keep = np.array([c in classes for c in y])
-    probas = np.asarray(probas, dtype=float)[keep]
-    rule_cats = [c for c, k in zip(rule_cats, keep) if k]
-    rule_prios = [p for p, k in zip(rule_prios, keep) if k]
     yi = np.array([classes.index(c) for c, k in zip(y, keep) if k])
     w = np.ones(len(yi)) if weights is None else np.asarray(weights, dtype=float)[keep]
-    w = w / w.sum()
-    logp, onehot = _design(probas, rule_cats, rule_prios, classes)
+    return keep, yi, w / w.sum()
+
+
+def _minimise(logp: np.ndarray, extra: np.ndarray, yi: np.ndarray, w: np.ndarray, l2: float,
+              extra_bounds: tuple[float, float]) -> np.ndarray:
+    """theta = (alpha, *b) minimising the weighted log-loss of softmax(alpha * logp + sum_e b_e *
+    extra[e]) (extra: one (rows, classes) indicator per parameter, L2-penalised)."""
+    from scipy.optimize import minimize
     rows = np.arange(len(yi))
+    n_extra = len(extra)
 
     def loss(theta: np.ndarray):
-        alpha, beta = theta[0], theta[1:]
-        s = alpha * logp + np.tensordot(beta, onehot, axes=1)
+        alpha, b = theta[0], theta[1:]
+        s = alpha * logp + np.tensordot(b, extra, axes=1)
         s = s - s.max(axis=1, keepdims=True)
         e = np.exp(s)
         z = e.sum(axis=1)
         p = e / z[:, None]
-        nll = -(w * (s[rows, yi] - np.log(z))).sum() + l2 * (beta ** 2).sum()
+        nll = -(w * (s[rows, yi] - np.log(z))).sum() + l2 * (b ** 2).sum()
         g = p.copy()
         g[rows, yi] -= 1.0
         g *= w[:, None]
         d_alpha = (g * logp).sum()
-        d_beta = np.array([(g * onehot[b]).sum() for b in range(len(BANDS))]) + 2 * l2 * beta
-        return nll, np.concatenate([[d_alpha], d_beta])
+        d_b = np.array([(g * extra[k]).sum() for k in range(n_extra)]) + 2 * l2 * b
+        return nll, np.concatenate([[d_alpha], d_b])
 
-    theta0 = np.concatenate([[1.0], np.zeros(len(BANDS))])
-    bounds = [(0.05, 20.0)] + [(-5.0, 15.0)] * len(BANDS)
-    res = minimize(loss, theta0, jac=True, method="L-BFGS-B", bounds=bounds)
-    return Combiner(list(classes), float(res.x[0]), [float(b) for b in res.x[1:]])
+    theta0 = np.concatenate([[1.0], np.zeros(n_extra)])
+    bounds = [(0.05, 20.0)] + [extra_bounds] * n_extra
+    return minimize(loss, theta0, jac=True, method="L-BFGS-B", bounds=bounds).x
+
+
+def fit(probas: np.ndarray, rule_cats: list[str | None], rule_prios: list[int | None], y: list[str],
+        classes: list[str], weights: np.ndarray | None = None, l2: float = 0.01) -> Combiner:
+    """alpha and beta minimising the weighted log-loss of out-of-fold predictions (rows whose label
+    is not among ``classes`` are ignored)."""
+    keep, yi, w = _targets(y, classes, weights)
+    probas = np.asarray(probas, dtype=float)[keep]
+    rule_cats = [c for c, k in zip(rule_cats, keep) if k]
+    rule_prios = [p for p, k in zip(rule_prios, keep) if k]
+    logp, onehot = _design(probas, rule_cats, rule_prios, classes)
+    theta = _minimise(logp, onehot, yi, w, l2, (-5.0, 15.0))
+    return Combiner(list(classes), float(theta[0]), [float(b) for b in theta[1:]])
 
 
 def fit_text(probas_text: np.ndarray, y: list[str], classes: list[str], lifted: list[str],
              weights: np.ndarray | None = None, l2: float = 0.01) -> tuple[float, dict[str, float]]:
     """The text expert's inverse temperature and the lift of the ``lifted`` classes (one shared
     ``gamma``), minimising the weighted log-loss of out-of-fold rows no rule fired on."""
-    from scipy.optimize import minimize
-    keep = np.array([c in classes for c in y])
+    keep, yi, w = _targets(y, classes, weights)
     logp = np.log(np.clip(np.asarray(probas_text, dtype=float)[keep], EPS, 1.0))
-    yi = np.array([classes.index(c) for c, k in zip(y, keep) if k])
-    w = np.ones(len(yi)) if weights is None else np.asarray(weights, dtype=float)[keep]
-    w = w / w.sum()
-    lift = np.array([1.0 if c in lifted else 0.0 for c in classes])
-    rows = np.arange(len(yi))
-
-    def loss(theta: np.ndarray):
-        alpha, gamma = theta
-        s = alpha * logp + gamma * lift
-        s = s - s.max(axis=1, keepdims=True)
-        e = np.exp(s)
-        z = e.sum(axis=1)
-        p = e / z[:, None]
-        nll = -(w * (s[rows, yi] - np.log(z))).sum() + l2 * gamma ** 2
-        g = p.copy()
-        g[rows, yi] -= 1.0
-        g *= w[:, None]
-        return nll, np.array([(g * logp).sum(), (g * lift).sum() + 2 * l2 * gamma])
-
-    res = minimize(loss, np.array([1.0, 0.0]), jac=True, method="L-BFGS-B", bounds=[(0.05, 20.0), (-5.0, 5.0)])
-    return float(res.x[0]), {c: float(res.x[1]) for c in classes if c in lifted}
+    lift = np.broadcast_to(np.array([1.0 if c in lifted else 0.0 for c in classes]), logp.shape)[None]
+    alpha, gamma = _minimise(logp, lift, yi, w, l2, (-5.0, 5.0))
+    return float(alpha), {c: float(gamma) for c in classes if c in lifted}
