@@ -158,6 +158,10 @@ class Predictor:
             levels, kinds = list(events["level"]), list(events["kind"])
             cand = [i for i in cand if (kinds[i] != "line" or levels[i] in ("ERROR", "FATAL")
                                         or RELEVANT.search(messages[i] or "")) and not _not_evidence(messages[i] or "")]
+            # a traceback's block event carries its exception line as its message: the same sentence
+            # twice is one piece of evidence
+            said = {text.strip() for _, text in chosen}
+            cand = [i for i in cand if (messages[i] or "").strip() not in said]
             texts = [messages[i] or "" for i in cand]
             scores = self.model.line_scores(texts, verdict.category, expert=verdict.expert)
             floor = max(MIN_LINE_PULL, RELATIVE_LINE_PULL * float(scores.max())) if len(cand) else 0.0
@@ -166,9 +170,10 @@ class Predictor:
                 if scores[j] < floor or len(chosen) >= limit:
                     break
                 ln = line_nos[cand[j]]
-                if ln not in taken and texts[j].strip():
+                if ln not in taken and texts[j].strip() and texts[j].strip() not in said:
                     chosen.append((ln, texts[j]))
                     taken.add(ln)
+                    said.add(texts[j].strip())
         elif len(chosen) < limit and verdict.category == UNKNOWN and verdict.focus_lines:
             # unsure: show the error the run died of, so a person can triage it
             line_nos = list(events["line_no"])

@@ -13,9 +13,15 @@ from itertools import accumulate
 def arrow_strings(values):
     """A pyarrow LargeStringArray of `values` (None -> "")."""
     import pyarrow as pa
-    data = [v.encode("utf-8", "replace") if isinstance(v, str) else b"" for v in values]
-    offsets = array("q", accumulate(map(len, data), initial=0))
-    return pa.LargeStringArray.from_buffers(len(data), pa.py_buffer(offsets), pa.py_buffer(b"".join(data)))
+    strings = [v if isinstance(v, str) else "" for v in values]
+    joined = "".join(strings)
+    if joined.isascii():   # most logs: one encode of the whole text, lengths in characters are bytes
+        data, lengths = joined.encode("ascii"), map(len, strings)
+    else:
+        encoded = [v.encode("utf-8", "replace") for v in strings]
+        data, lengths = b"".join(encoded), map(len, encoded)
+    offsets = array("q", accumulate(lengths, initial=0))
+    return pa.LargeStringArray.from_buffers(len(strings), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 def re2_search(values, pattern: str, ignore_case: bool = False) -> list[bool]:

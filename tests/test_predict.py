@@ -386,3 +386,5 @@ def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
     assert texts and any("no CUDA-capable device" in t for t in texts)
     assert not any(t.startswith(("gloo_port", "elastic_", "nproc_per_node", "---")) or "global_step" in t
                    for t in texts), texts
+    # the traceback's block event and its exception line say the same sentence: cited once
+    assert len(texts) == len({t.strip() for t in texts}), texts

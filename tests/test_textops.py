@@ -27,3 +27,13 @@ def test_any_of_the_patterns_is_their_alternation():
 
 def test_no_pattern_matches_nothing():
     assert re2_search_any(LINES, ()) == [False] * len(LINES)
+
+
+def test_arrow_strings_keeps_every_string_whatever_its_characters():
+    from pipeline.textops import arrow_strings
+    ascii_only = ["epoch 1", "", None, "OSError: x"]
+    mixed = ["总线错误 (核心已转储)", None, "é", "plain", "x\ud800y"]   # a lone surrogate from a bad decode
+    assert arrow_strings(ascii_only).to_pylist() == ["epoch 1", "", "", "OSError: x"]
+    assert arrow_strings(mixed).to_pylist() == ["总线错误 (核心已转储)", "", "é", "plain", "x?y"]
+    # offsets are bytes, not characters: a match after a multi-byte string lands on the right row
+    assert re2_search(["总线错误", "Bus error", "é"], "Bus error") == [False, True, False]
