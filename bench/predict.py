@@ -4,8 +4,8 @@
 
 Builds a realistic log (PaddleOCR progress lines, GLOG banners, harmless warnings, a CUDA
 driver failure at the end), then runs `logml predict --json` in a fresh process --repeat times
-and prints min/median wall time (with the bytecode pip writes at install, and compiling from
-source), plus the import cost alone and the peak RSS.
+and prints min/median wall time (with the bytecode pip writes at install), plus the import cost
+alone and the peak RSS.
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -67,9 +66,6 @@ def main() -> None:
     # compiles Python source at start-up. A shell with PYTHONDONTWRITEBYTECODE=1 (this machine's) would
     # make every cold run compile ~20 modules (~0.1 s) a user never pays: the warm-up run writes them.
     installed = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
-    with tempfile.TemporaryDirectory() as empty:
-        no_bytecode = {**installed, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}
-        source_times = [_timed(cmd, no_bytecode) for _ in range(max(1, args.repeat // 2))]
     _timed(cmd, installed)   # the warm-up writes the bytecode
     times = [_timed(cmd, installed) for _ in range(args.repeat)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=installed)
@@ -83,8 +79,6 @@ def main() -> None:
     print(f"log: {log.name} ({args.lines:,} lines, {log.stat().st_size / 1e6:.1f} MB)")
     print(f"logml predict (cold process, bytecode as pip installs it): min {min(times):.3f} s, "
           f"median {statistics.median(times):.3f} s over {args.repeat} runs")
-    print(f"  compiling every module from source (no bytecode): min {min(source_times):.3f} s, "
-          f"median {statistics.median(source_times):.3f} s over {len(source_times)} runs")
     print(f"  of which imports: ~{total_us / 1e6:.3f} s; peak RSS {peak:.0f} MB")
     print(f"  verdict: {out.stdout.strip()[:160]}...")
 
