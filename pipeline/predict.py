@@ -169,11 +169,11 @@ class Predictor:
             for j in sorted(range(len(cand)), key=lambda j: -scores[j]):
                 if scores[j] < floor or len(chosen) >= limit:
                     break
-                ln = line_nos[cand[j]]
-                if ln not in taken and texts[j].strip() and texts[j].strip() not in said:
+                ln, sentence = line_nos[cand[j]], texts[j].strip()
+                if ln not in taken and sentence and sentence not in said:
                     chosen.append((ln, texts[j]))
                     taken.add(ln)
-                    said.add(texts[j].strip())
+                    said.add(sentence)
         elif len(chosen) < limit and verdict.category == UNKNOWN and verdict.focus_lines:
             # unsure: show the error the run died of, so a person can triage it
             line_nos = list(events["line_no"])

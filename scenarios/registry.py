@@ -320,24 +320,30 @@ add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle331", V331, DP,
 
 # ----------------------------------------------------------------------------- code_error
 # The job's own bugs (code, data, config) on a healthy environment: what must never be blamed on the platform.
+CODE_ERRORS = [  # (scenario, script -> where the user keeps it, what the job does wrong, command)
+    ("head_sized_for_other_input", {"code_error/shape_mismatch.py": "train.py"},
+     "the job's CNN head is sized for 32x32 inputs, fed 28x28: matmul/linear shape InvalidArgument in its forward",
+     "python train.py"),
+    ("label_out_of_range", {"code_error/label_out_of_range.py": "train.py"},
+     "a 10-class head trained on labels 0..11: cross_entropy label-range InvalidArgument after a few steps",
+     "python train.py"),
+    ("dataset_wrong_key", {"code_error/dataset_keyerror.py": "tools/train.py"},
+     "the job's Dataset reads rec['image'] where its records say 'img': KeyError raised in a DataLoader worker",
+     "python tools/train.py"),
+    ("config_missing_key", {"code_error/config_key.py": "tools/train.py"},
+     "the job's JSON config lacks Optimizer.beta1 that its own builder reads: KeyError in tools/train.py",
+     "python tools/train.py"),
+    ("int_ids_into_float_matmul", {"code_error/dtype_mismatch.py": "train.py"},
+     "the job feeds int64 ids into a float32 matmul: dtype InvalidArgument / TypeError", "python train.py"),
+    ("loss_nan_own_check", {"code_error/nan_loss.py": "train.py"},
+     "learning rate 10 on unscaled features: the loss overflows and the job's own assert stops it", "python train.py"),
+    ("postprocess_assumes_a_box", {"code_error/postprocess_index.py": "infer.py"},
+     "the job's post-processing takes boxes[0] of an image with no detection: IndexError after two results",
+     "python infer.py"),
+]
 for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
-    add("code_error", "head_sized_for_other_input", tag, venv, "code_error/shape_mismatch.py",
-        "the job's CNN head is sized for 32x32 inputs, fed 28x28: matmul/linear shape InvalidArgument in its forward")
-    add("code_error", "label_out_of_range", tag, venv, "code_error/label_out_of_range.py",
-        "a 10-class head trained on labels 0..11: cross_entropy label-range InvalidArgument after a few steps")
-    add("code_error", "dataset_wrong_key", tag, venv, {"code_error/dataset_keyerror.py": "tools/train.py"},
-        "the job's Dataset reads rec['image'] where its records say 'img': KeyError raised in a DataLoader worker",
-        cmd="python tools/train.py")
-    add("code_error", "config_missing_key", tag, venv, {"code_error/config_key.py": "tools/train.py"},
-        "the job's JSON config lacks Optimizer.beta1 that its own builder reads: KeyError in tools/train.py",
-        cmd="python tools/train.py")
-    add("code_error", "int_ids_into_float_matmul", tag, venv, "code_error/dtype_mismatch.py",
-        "the job feeds int64 ids into a float32 matmul: dtype InvalidArgument / TypeError")
-    add("code_error", "loss_nan_own_check", tag, venv, "code_error/nan_loss.py",
-        "learning rate 10 on unscaled features: the loss overflows and the job's own assert stops it")
-    add("code_error", "postprocess_assumes_a_box", tag, venv, {"code_error/postprocess_index.py": "infer.py"},
-        "the job's post-processing takes boxes[0] of an image with no detection: IndexError after two results",
-        cmd="python infer.py")
+    for name, files, note, cmd in CODE_ERRORS:
+        add("code_error", name, tag, venv, files, note, cmd=cmd)
 
 # ----------------------------------------------------------------------------- no_failure
 for tag, venv in CPU_VERSIONS:
