@@ -83,13 +83,15 @@ def unseen_rules(ds: Dataset, train_idx: np.ndarray, test_idx: np.ndarray) -> di
         v = ds.verdicts[i]
         if not real[i] or v is None:
             continue
-        keep = [(h, c) for h, c in zip(v.hits, v.hit_categories) if h in supported]
+        prios = v.hit_priorities or [ds.rule_priorities.get(h, v.priority) for h in v.hits]
+        keep = [(h, c, p) for h, c, p in zip(v.hits, v.hit_categories, prios) if h in supported]
         if len(keep) == len(v.hits):
             continue
         out[i] = None if not keep else RuleVerdict(
-            category=keep[0][1], rule_id=keep[0][0], priority=ds.rule_priorities.get(keep[0][0], v.priority),
+            category=keep[0][1], rule_id=keep[0][0], priority=keep[0][2],
             evidence=[e for e in v.evidence if e.get("rule") in supported],
-            hits=[h for h, _ in keep], hit_categories=[c for _, c in keep])
+            hits=[h for h, _, _ in keep], hit_categories=[c for _, c, _ in keep],
+            hit_priorities=[p for _, _, p in keep])
     return out
 
 

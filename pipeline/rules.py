@@ -80,7 +80,7 @@ FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
     "tail", "needs_failure", "unless_succeeded", "frame", "meta", "case_sensitive", "examples",
-    "counter_examples", "description",
+    "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
 _VAR_RE = re.compile(r"\$\{(\w+)\}")
@@ -101,6 +101,7 @@ class RuleVerdict:
     evidence: list[dict] = dc_field(default_factory=list)   # [{"line", "text", "rule"}], best first
     hits: list[str] = dc_field(default_factory=list)         # fired rule ids, strongest first
     hit_categories: list[str] = dc_field(default_factory=list)   # their categories, same order
+    hit_priorities: list[int] = dc_field(default_factory=list)   # their priorities as they fired, same order
 
     def tokens(self) -> list[str]:
         """Classifier tokens: the fired rules, the categories they name (shared by every rule of a
@@ -144,12 +145,21 @@ class Rule:
     examples: tuple[Any, ...] = ()
     counter_examples: tuple[Any, ...] = ()
     description: str = ""
+    weak_when: tuple[str, ...] = ()   # on a matched line these patterns also match, the rule fires at weak_priority
+    weak_priority: int | None = None
     # compiled (Python re)
     rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     req_rx: tuple[_LazyRegex, ...] = dc_field(default=(), repr=False, compare=False)
     exc_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     ctx_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     unless_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    weak_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+
+    def priority_on(self, line: str) -> int:
+        """The priority the rule fires at on its matched ``line``."""
+        if self.weak_rx is not None and self.weak_rx.search(line):
+            return self.weak_priority
+        return self.priority
 
     @property
     def flags(self) -> int:
@@ -196,6 +206,11 @@ class _Hit:
     pos: int                 # row position in the frame; -1 for a metadata-only hit
     line: int | None
     text: str
+    priority: int = -1       # the rule's priority on this hit (weaker on some lines); -1: the rule's own
+
+    def __post_init__(self):
+        if self.priority < 0:
+            self.priority = self.rule.priority
 
 
 # ------------------------------------------------------------------------------------- helpers
@@ -675,17 +690,20 @@ class RuleSet:
         best = fired[0]
         hits: list[str] = []
         cats: list[str] = []
+        prios: list[int] = []
         for h in fired:
             if h.rule.id not in hits:
                 hits.append(h.rule.id)
                 cats.append(h.rule.category)
+                prios.append(h.priority)
         return RuleVerdict(
             category=best.rule.category,
             rule_id=best.rule.id,
-            priority=best.rule.priority,
+            priority=best.priority,
             evidence=self._evidence(fired, events),
             hits=hits,
             hit_categories=cats,
+            hit_priorities=prios,
         )
 
     def hits(self, events: pd.DataFrame | None, meta: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -803,16 +821,16 @@ class RuleSet:
                         at = text.rfind(msg)   # a block: the summary line is the best evidence
                         if at >= 0:
                             off, line = _line_of(text, at)
-                    out.append((ri, off, _clip(line)))
+                    out.append((ri, off, _clip(line), rule.priority_on(line)))
                 res = tuple(out)
                 if len(key[0]) + len(key[1]) <= _CACHE_KEY_CHARS:   # big blocks are rare: not kept
                     if len(cache) >= _CACHE_MAX:
                         cache.clear()
                     cache[key] = res
-            for ri, off, line in res:
+            for ri, off, line, prio in res:
                 rule = rules[ri]
                 for pos in positions:
-                    hits.append(_Hit(rule, pos, self._event_line(fr, pos, rule, key, off), line))
+                    hits.append(_Hit(rule, pos, self._event_line(fr, pos, rule, key, off), line, prio))
         return hits
 
     @staticmethod
@@ -847,7 +865,7 @@ class RuleSet:
 
 
 def _strength(h: _Hit) -> tuple[int, int, int]:
-    return (h.rule.priority, -h.pos, h.rule.order)
+    return (h.priority, -h.pos, h.rule.order)
 
 
 def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
@@ -1013,11 +1031,12 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
             lists[key] = tuple(out)
         if not lists["patterns"] and not meta:
             errs.append("needs patterns or meta")
+        weak_when, weak_priority = _weaker(spec.get("weaker"), prio, variables, errs)
         case_sensitive = bool(spec.get("case_sensitive", False))
         flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
         compiled: dict[str, Any] = {}
-        for key in ("patterns", "exclude", "context", "unless", "require") if validate else ():
-            for p in lists[key]:
+        for key in ("patterns", "exclude", "context", "unless", "require", "weaker") if validate else ():
+            for p in (weak_when if key == "weaker" else lists[key]):
                 try:
                     re.compile(p, flags)
                 except re.error as exc:
@@ -1030,6 +1049,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         compiled["ctx_rx"] = _any_rx(lists["context"], flags)
         compiled["unless_rx"] = _any_rx(lists["unless"], flags)
         compiled["req_rx"] = tuple(_LazyRegex(p, flags) for p in lists["require"])
+        compiled["weak_rx"] = _any_rx(weak_when, flags)
         rules.append(
             Rule(
                 id=rid, category=str(cat), priority=int(prio), order=order,
@@ -1041,10 +1061,36 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 examples=tuple(_as_list(spec.get("examples"))),
                 counter_examples=tuple(_as_list(spec.get("counter_examples"))),
                 description=str(spec.get("description", "")),
+                weak_when=weak_when, weak_priority=weak_priority,
                 **compiled,
             )
         )
     return rules, errors, str(data.get("version", ""))
+
+
+def _weaker(spec: Any, priority: Any, variables: Mapping[str, str], errs: list[str]) -> tuple[tuple[str, ...], int | None]:
+    """``weaker: {when: [patterns], priority: N}``: (the patterns, N), errors appended to ``errs``."""
+    if spec is None:
+        return (), None
+    if not isinstance(spec, Mapping) or set(spec) != {"when", "priority"}:
+        errs.append("weaker must be a mapping of 'when' (patterns) and 'priority'")
+        return (), None
+    weak = spec["priority"]
+    if not isinstance(weak, int) or isinstance(weak, bool) or (isinstance(priority, int) and weak <= priority):
+        errs.append("weaker.priority must be an integer above the rule's priority")
+        return (), None
+    when = []
+    for p in _as_list(spec["when"]):
+        if not isinstance(p, str) or not p:
+            errs.append(f"weaker.when: not a non-empty string: {p!r}")
+            continue
+        try:
+            when.append(_expand(p, variables))
+        except KeyError as exc:
+            errs.append(f"weaker.when: unknown var ${{{exc.args[0]}}} in {p!r}")
+    if not when:
+        errs.append("weaker.when needs patterns")
+    return tuple(when), weak
 
 
 # ------------------------------------------------------------------------------------- check

@@ -451,6 +451,36 @@ def test_a_missing_file_the_tool_falls_back_on_is_not_the_cause():
     assert not any(h.startswith(("path_does_not_exist", "named_file")) for h in v.hits)
 
 
+def test_a_missing_model_file_weighs_less_than_a_missing_data_file():
+    # a model file that cannot be found is as often a model of another format or version
+    model = verdict(["FileNotFoundError: [Errno 2] No such file or directory: './inference/model.pdmodel'"])
+    data = verdict(["FileNotFoundError: [Errno 2] No such file or directory: './data/train_list.txt'"])
+    assert model.category == data.category == "file_not_found"
+    assert data.priority == next(r.priority for r in RS.rules if r.id == "file_not_found_error") < model.priority
+    assert model.hit_priorities[0] == model.priority
+    # so a firmer cause said in the same log wins over it
+    both = verdict(["FileNotFoundError: [Errno 2] No such file or directory: './inference/model.pdmodel'",
+                    "W0826 03:16:43.059373 42527 gpu_resources.cc:96] The GPU architecture in your current machine "
+                    "is Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86"][::-1])
+    assert data.priority < both.priority < model.priority
+    assert both.category == "gpu_arch_unsupported" and "file_not_found_error" in both.hits
+
+
+def test_weaker_moves_the_winner_and_is_validated():
+    spec = {"rules": [
+        {"id": "missing", "category": "file_not_found", "priority": 10, "patterns": ["cannot find \\S+"],
+         "weaker": {"when": ["\\.pdmodel"], "priority": 60}},
+        {"id": "other", "category": "model_version_incompatible", "priority": 30, "patterns": ["version mismatch"]},
+    ]}
+    rs = RuleSet.from_dict(spec)
+    assert rs.match(events(["cannot find data.txt", "version mismatch"])).rule_id == "missing"
+    v = rs.match(events(["cannot find m.pdmodel", "version mismatch"]))
+    assert (v.rule_id, v.priority, v.hits, v.hit_priorities) == ("other", 30, ["other", "missing"], [30, 60])
+    for bad in ({"when": ["x"], "priority": 5}, {"when": [], "priority": 60}, {"priority": 60}, "x"):
+        with pytest.raises(ValueError, match="weaker"):
+            RuleSet.from_dict({"rules": [{**spec["rules"][0], "weaker": bad}]})
+
+
 def test_enospc_inside_multiprocessing_is_shared_memory_not_disk():
     tb = ("Traceback (most recent call last):\n"
           '  File "/usr/lib/python3.7/multiprocessing/context.py", line 102, in Queue\n'
