@@ -330,12 +330,21 @@ def predict(paths: list[str] = typer.Argument(..., help="log files (plain, docke
 def _print_verdict(result: dict) -> None:
     from rich.console import Console
     from rich.markup import escape
+
+    from pipeline.predict import CONFIDENT
+    from pipeline.taxonomy import UNKNOWN
     console = Console()
     if "error" in result:
         console.print(f"[red]{escape(result['path'])}: cannot read: {escape(result['error'])}[/red]")
         return
     console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]{result['category']}[/bold] "
                   f"(confidence {result['confidence']:.2f}, {result['source']})")
+    if result["confidence"] < CONFIDENT or result["category"] == UNKNOWN:
+        # not sure: say what else it may be before the evidence, so the remedy is not read as settled
+        others = [a for a in result["alternatives"] if a["category"] != result["category"]][:3]
+        if others:
+            console.print("  not sure; also possible: "
+                          + ", ".join(f"{a['category']} {a['confidence']:.2f}" for a in others))
     for ev in result["evidence"]:
         console.print(f"  line {ev['line']}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
     console.print(f"  remedy: {escape(result['remedy'])}")

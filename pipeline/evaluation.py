@@ -30,11 +30,11 @@ import pandas as pd
 
 from pipeline import combine as C
 from pipeline.model import Dataset, ModelParams, fit_pipeline, frame, sample_weights
-from pipeline.predict import MODES, Verdict, combine
+from pipeline.predict import CONFIDENT, MODES, Verdict, combine
 from pipeline.rules import RuleVerdict
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
-HIGH = 0.8
+HIGH = CONFIDENT
 # how much each kind of out-of-fold row counts when the combiner is fitted (shares of the total):
 # real pastes are what the calibration must hold on
 CALIBRATION_SHARES = {"real_v0": 1.0, "real_rendered": 0.5, "captured": 0.3, "simulated": 0.3}

@@ -19,6 +19,7 @@ from pipeline.rules import RuleSet, RuleVerdict, describe_meta, run_failed
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
 MODES = ("rules_only", "model_only", "combined")
+CONFIDENT = 0.8             # the confidence at and above which verdicts must be >= 97% right (#11)
 EVIDENCE_CANDIDATES = 200   # lines scored for a model-decided verdict's evidence
 META_EVIDENCE = 1.0         # the exit-code / OOMKilled tokens' pull above which they are cited
 MIN_LINE_PULL = 0.1         # a line's own pull towards the verdict below which it is not cited ...

@@ -388,3 +388,16 @@ def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
                    for t in texts), texts
     # the traceback's block event and its exception line say the same sentence: cited once
     assert len(texts) == len({t.strip() for t in texts}), texts
+
+
+def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
+    from pipeline.cli import _print_verdict
+    base = {"path": "x.log", "source": "model", "evidence": [], "remedy": "check the path",
+            "alternatives": [{"category": "file_not_found", "confidence": 0.36},
+                             {"category": "model_version_incompatible", "confidence": 0.30}]}
+    _print_verdict({**base, "category": "file_not_found", "confidence": 0.36})
+    unsure = capsys.readouterr().out
+    assert "not sure" in unsure and "model_version_incompatible 0.30" in unsure
+    _print_verdict({**base, "category": "file_not_found", "confidence": 0.93})
+    sure = capsys.readouterr().out
+    assert "file_not_found" in sure and "not sure" not in sure and "model_version_incompatible" not in sure
