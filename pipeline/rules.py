@@ -145,7 +145,7 @@ class Rule:
     examples: tuple[Any, ...] = ()
     counter_examples: tuple[Any, ...] = ()
     description: str = ""
-    weak_when: tuple[str, ...] = ()   # on a matched line these patterns also match, the rule fires at weak_priority
+    weak_when: tuple[str, ...] = ()   # on a matched line these patterns also match, the verdict is said at weak_priority
     weak_priority: int | None = None
     # compiled (Python re)
     rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
@@ -156,7 +156,7 @@ class Rule:
     weak_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
 
     def priority_on(self, line: str) -> int:
-        """The priority the rule fires at on its matched ``line``."""
+        """The priority a verdict of this rule is said at (its band) on its matched ``line``."""
         if self.weak_rx is not None and self.weak_rx.search(line):
             return self.weak_priority
         return self.priority
@@ -206,7 +206,7 @@ class _Hit:
     pos: int                 # row position in the frame; -1 for a metadata-only hit
     line: int | None
     text: str
-    priority: int = -1       # the rule's priority on this hit (weaker on some lines); -1: the rule's own
+    priority: int = -1       # the priority the hit's verdict is said at (weaker on some lines); -1: the rule's own
 
     def __post_init__(self):
         if self.priority < 0:
@@ -865,7 +865,9 @@ class RuleSet:
 
 
 def _strength(h: _Hit) -> tuple[int, int, int]:
-    return (h.priority, -h.pos, h.rule.order)
+    # the rule's own priority picks the winner; a weakened hit still beats latent warnings (it is
+    # what the run died of), it only says its cause less firmly (the verdict's priority, its band)
+    return (h.rule.priority, -h.pos, h.rule.order)
 
 
 def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
