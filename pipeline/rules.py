@@ -206,11 +206,7 @@ class _Hit:
     pos: int                 # row position in the frame; -1 for a metadata-only hit
     line: int | None
     text: str
-    priority: int = -1       # the priority the hit's verdict is said at (weaker on some lines); -1: the rule's own
-
-    def __post_init__(self):
-        if self.priority < 0:
-            self.priority = self.rule.priority
+    priority: int            # the priority the hit's verdict is said at (the rule's, or its weaker one)
 
 
 # ------------------------------------------------------------------------------------- helpers
@@ -751,7 +747,7 @@ class RuleSet:
             fired.append(h)
         for r in self._meta_rules:
             if r.meta_ok(meta) and not (r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id)):
-                fired.append(_Hit(r, -1, None, f"container metadata: {describe_meta(meta)}"))
+                fired.append(_Hit(r, -1, None, f"container metadata: {describe_meta(meta)}", r.priority))
 
         if any(h.rule.needs_failure for h in fired):
             # a hit is failure evidence unless its rule is for latent causes itself
@@ -1020,25 +1016,16 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
 
         lists: dict[str, tuple[str, ...]] = {}
         for key in ("patterns", "require", "exclude", "context", "unless"):
-            raw = _as_list(spec.get(key))
-            out = []
-            for p in raw:
-                if not isinstance(p, str) or not p:
-                    errs.append(f"{key}: not a non-empty string: {p!r}")
-                    continue
-                try:
-                    out.append(_expand(p, variables))
-                except KeyError as exc:
-                    errs.append(f"{key}: unknown var ${{{exc.args[0]}}} in {p!r}")
-            lists[key] = tuple(out)
+            lists[key] = _patterns(key, spec.get(key), variables, errs)
         if not lists["patterns"] and not meta:
             errs.append("needs patterns or meta")
         weak_when, weak_priority = _weaker(spec.get("weaker"), prio, variables, errs)
+        lists["weaker"] = weak_when
         case_sensitive = bool(spec.get("case_sensitive", False))
         flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
         compiled: dict[str, Any] = {}
-        for key in ("patterns", "exclude", "context", "unless", "require", "weaker") if validate else ():
-            for p in (weak_when if key == "weaker" else lists[key]):
+        for key, patterns in lists.items() if validate else ():
+            for p in patterns:
                 try:
                     re.compile(p, flags)
                 except re.error as exc:
@@ -1081,18 +1068,24 @@ def _weaker(spec: Any, priority: Any, variables: Mapping[str, str], errs: list[s
     if not isinstance(weak, int) or isinstance(weak, bool) or (isinstance(priority, int) and weak <= priority):
         errs.append("weaker.priority must be an integer above the rule's priority")
         return (), None
-    when = []
-    for p in _as_list(spec["when"]):
-        if not isinstance(p, str) or not p:
-            errs.append(f"weaker.when: not a non-empty string: {p!r}")
-            continue
-        try:
-            when.append(_expand(p, variables))
-        except KeyError as exc:
-            errs.append(f"weaker.when: unknown var ${{{exc.args[0]}}} in {p!r}")
+    when = _patterns("weaker.when", spec["when"], variables, errs)
     if not when:
         errs.append("weaker.when needs patterns")
-    return tuple(when), weak
+    return when, weak
+
+
+def _patterns(key: str, raw: Any, variables: Mapping[str, str], errs: list[str]) -> tuple[str, ...]:
+    """A rule's list of regexes under ``key``, its ``${VAR}``s expanded (errors appended to ``errs``)."""
+    out = []
+    for p in _as_list(raw):
+        if not isinstance(p, str) or not p:
+            errs.append(f"{key}: not a non-empty string: {p!r}")
+            continue
+        try:
+            out.append(_expand(p, variables))
+        except KeyError as exc:
+            errs.append(f"{key}: unknown var ${{{exc.args[0]}}} in {p!r}")
+    return tuple(out)
 
 
 # ------------------------------------------------------------------------------------- check
