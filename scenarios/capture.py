@@ -49,6 +49,19 @@ def venv_python(name: str) -> Path:
     return VENV_ROOT / name / "bin" / "python"
 
 
+def base_python(version: str | None) -> str:
+    """The interpreter a venv is made from: LOGML_BASE_PYTHON, or pythonX.Y on PATH or under pyenv."""
+    if version is None:
+        return BASE_PYTHON
+    found = shutil.which(f"python{version}")
+    if found:
+        return found
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    for cand in sorted(pyenv.glob(f"{version}.*/bin/python"), reverse=True):
+        return str(cand)
+    raise RuntimeError(f"no python{version} on PATH or under {pyenv} (needed for a venv of that version)")
+
+
 def ensure_venv(name: str) -> None:
     spec = VENVS[name]
     vdir = VENV_ROOT / name
@@ -59,7 +72,7 @@ def ensure_venv(name: str) -> None:
     print(f"[venv] creating {vdir}", flush=True)
     VENV_ROOT.mkdir(parents=True, exist_ok=True)
     if not (vdir / "bin" / "python").exists():
-        subprocess.run([BASE_PYTHON, "-m", "venv", str(vdir)], check=True)
+        subprocess.run([base_python(spec.get("python")), "-m", "venv", str(vdir)], check=True)
     pip = [str(vdir / "bin" / "python"), "-m", "pip", "install", "-qq"]
     for step in spec["steps"]:
         print(f"[venv]   pip install {' '.join(step)}", flush=True)

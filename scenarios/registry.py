@@ -51,6 +51,12 @@ VENVS: dict[str, dict] = {
     # `pip install --no-deps paddlepaddle` (+ only numpy/protobuf): Paddle's own deps missing
     "paddle-3.3.1-slim": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
                             "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
+    # Paddle-Lite (device deployment: the opt converter and the MobileConfig runtime). Its last wheels
+    # on PyPI are 2.12 for CPython 3.7 and 2.10 for 3.9, so these venvs use another base interpreter.
+    "lite-2.12": {"paddle_version": "paddle-lite 2.12", "python": "3.7", "image": "ml-team/paddle-lite-serve:2.12",
+                  "steps": [["paddlelite==2.12", "numpy<1.22"]]},
+    "lite-2.10": {"paddle_version": "paddle-lite 2.10", "python": "3.9", "image": "ml-team/paddle-lite-serve:2.10",
+                  "steps": [["paddlelite==2.10", "numpy<1.24"]]},
 }
 
 
@@ -214,6 +220,33 @@ add(MV, "pir_model_on_paddle26", "predictor", V262, PRED,
     cmd="python infer.py --model_file inference/model.json", setup=[(V331, EXPORT)])
 add(MV, "pir_model_on_paddle26", "jit_load", V262, JIT,
     "model.json (PIR) exported by 3.3.1, paddle.jit.load in 2.6.2", cmd="python eval.py", setup=[(V331, EXPORT)])
+# Paddle-Lite: a model exported by Paddle 2.6.2 / 3.3.1, converted by the opt tool, run by MobileConfig
+LITE = {"model_version_incompatible/infer_lite.py": "infer_lite.py", "common/export_model.py": "export_model.py"}
+L212, L210 = "lite-2.12", "lite-2.10"
+OPT = "paddle_lite_opt --model_file={model} --param_file=inference/model.pdiparams --optimize_out=models/lenet --valid_targets={target}"
+OPT212 = (L212, "mkdir -p models && " + OPT.format(model="inference/model.pdmodel", target="x86"))
+add(MV, "lite_nb_from_newer_opt", "runtime_lite210", L210, LITE,
+    "a .nb converted by opt 2.12 loaded by the Paddle-Lite 2.10 runtime: opt-version warning, then "
+    "Check failed in op_desc.cc (SIGABRT)",
+    cmd="python infer_lite.py models/lenet.nb", setup=[(V262, EXPORT), OPT212])
+add(MV, "lite_pdmodel_as_nb", "mobileconfig_lite212", L212, LITE,
+    "an unconverted model.pdmodel given to MobileConfig: 'The model format cannot be recognized' (SIGABRT)",
+    cmd="python infer_lite.py inference/model.pdmodel", setup=[(V262, EXPORT)])
+add(MV, "lite_opt_pir_json", "opt_lite212", L212, LITE,
+    "opt 2.12 on a PIR model.json exported by Paddle 3.3.1: Check failed idx >= blocks.size() (SIGABRT)",
+    cmd=OPT.format(model="inference/model.json", target="x86"), setup=[(V331, EXPORT)])
+add(MV, "lite_opt_op_unsupported", "x86_opt_lite210", L210, LITE,
+    "opt 2.10 for x86 on a Paddle 2.6.2 model: matmul_v2 not supported on 'x86'",
+    cmd=OPT.format(model="inference/model.pdmodel", target="x86"), setup=[(V262, EXPORT)])
+add(MV, "lite_opt_older_than_model", "arm_opt_lite210", L210, LITE,
+    "opt 2.10 for arm on a Paddle 2.6.2 model: the model loads, then Check failed in op_desc.cc (SIGABRT)",
+    cmd=OPT.format(model="inference/model.pdmodel", target="arm"), setup=[(V262, EXPORT)])
+add("file_not_found", "lite_model_not_mounted", "mobileconfig_lite212", L212, LITE,
+    "MobileConfig on models/lenet.nb, the models volume not mounted: 'Unable to open file' (SIGABRT)",
+    cmd="python infer_lite.py models/lenet.nb")
+add("no_failure", "lite_inference", "lite212", L212, LITE,
+    "opt 2.12 converts a Paddle 2.6.2 model, MobileConfig runs it", cmd="python infer_lite.py models/lenet.nb",
+    setup=[(V262, EXPORT), OPT212])
 add("no_failure", "pdmodel_from_paddle26_on_paddle3", "predictor_paddle331", V331, PRED,
     "model.pdmodel exported by 2.6.2 given to Paddle Inference 3.3.1: legacy format still loads, runs fine",
     cmd="python infer.py --model_file inference/model.pdmodel", setup=[(V262, EXPORT)])
