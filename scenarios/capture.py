@@ -53,12 +53,12 @@ def base_python(version: str | None) -> str:
     """The interpreter a venv is made from: LOGML_BASE_PYTHON, or pythonX.Y on PATH or under pyenv."""
     if version is None:
         return BASE_PYTHON
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     for cand in sorted(pyenv.glob(f"{version}.*/bin/python"), reverse=True):
         return str(cand)
+    found = shutil.which(f"python{version}")  # after pyenv: its shims answer for versions it does not select
+    if found and "/shims/" not in found:
+        return found
     raise RuntimeError(f"no python{version} on PATH or under {pyenv} (needed for a venv of that version)")
 
 

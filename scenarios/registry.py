@@ -53,6 +53,12 @@ VENVS: dict[str, dict] = {
                             "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
     # Paddle-Lite (device deployment: the opt converter and the MobileConfig runtime). Its last wheels
     # on PyPI are 2.12 for CPython 3.7 and 2.10 for 3.9, so these venvs use another base interpreter.
+    # Fluid, the 1.x generation: 1.8.5 is the last 1.x wheel on PyPI (CPython 3.7/3.8 only). As pinned
+    # then (protobuf < 3.21), and as `pip install paddlepaddle==1.8.5` resolves today (protobuf 5).
+    "paddle-1.8.5-cpu": {"paddle_version": "1.8.5", "python": "3.8", "image": f"{BASE}:1.8.5",
+                         "steps": [["paddlepaddle==1.8.5", "numpy<1.24", "protobuf<3.21"]]},
+    "paddle-1.8.5-pb5": {"paddle_version": "1.8.5", "python": "3.8", "image": "ml-team/fluid-train:1.8.5-r2",
+                         "steps": [["paddlepaddle==1.8.5", "numpy<1.24"]]},
     "lite-2.12": {"paddle_version": "paddle-lite 2.12", "python": "3.7", "image": "ml-team/paddle-lite-serve:2.12",
                   "steps": [["paddlelite==2.12", "numpy<1.22"]]},
     "lite-2.10": {"paddle_version": "paddle-lite 2.10", "python": "3.9", "image": "ml-team/paddle-lite-serve:2.10",
@@ -481,3 +487,38 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
         "progressive multi-scale training (batch 8, side 192 + 32/step), 4 workers, /dev/shm = 128 MB: "
         "trains ~10 steps, then BUS error in the workers", ns={"shm": "128m"},
         env={"MULTI_SCALE": "1", "BATCH_SIZE": "8", "IMG_SIZE": "192"})
+
+
+# ----------------------------------------------------------------------------- Fluid 1.8.5 (the 1.x generation)
+F185 = "paddle-1.8.5-cpu"
+FLUID_TRAIN = {"common/fluid_train.py": "train.py"}
+FLUID_INFER = {"common/fluid_infer.py": "infer.py", "common/export_model.py": "export_model.py"}
+add("no_failure", "fluid_training", "paddle185", F185, FLUID_TRAIN,
+    "Fluid static-graph MLP, 2 epochs, saves an inference model (save_inference_model)")
+add("gpu_not_visible", "gpu_request_cpu_build", "cuda_place_fluid185", F185, FLUID_TRAIN,
+    "CPU wheel 1.8.5: fluid.CUDAPlace(0) -> E pybind.cc 'Cannot use GPU because you have installed CPU version', exit 255",
+    cmd="python train.py --use_gpu")
+add("code_error", "feed_shape_mismatch", "fluid185", F185, FLUID_TRAIN,
+    "the job feeds 12 features to a program declared with 13: ValueError 'The fed Variable x should have ...'",
+    cmd="python train.py --feat 12")
+add("file_not_found", "fluid_model_not_mounted", "missing_dir_paddle185", F185, FLUID_INFER,
+    "load_inference_model('models/inference_model'), the volume not mounted: ValueError There is no directory named",
+    cmd="python infer.py models/inference_model")
+add("file_not_found", "fluid_model_not_mounted", "empty_dir_paddle185", F185, FLUID_INFER,
+    "load_inference_model on an empty mount point: FileNotFoundError .../__model__",
+    cmd="python infer.py models", setup=[(F185, "mkdir -p models")])
+add(MV, "model_from_newer_paddle_on_fluid", "paddle185", F185, FLUID_INFER,
+    "a model exported by 2.6.2 loaded by Fluid 1.8.5: Operator flatten_contiguous_range has not been registered",
+    cmd="python infer.py inference model.pdmodel model.pdiparams", setup=[(V262, EXPORT)])
+add("api_incompatible", "paddle2_code_on_fluid", "paddle185", F185, "api_incompatible/paddle2_dygraph.py",
+    "Paddle 2.x dygraph code (paddle.nn) run on 1.8.5: module 'paddle' has no attribute 'nn'")
+add("host_oom", "feature_bank_alloc", "fluid185", F185, "host_oom/fluid_feature_bank.py",
+    "fluid fill_constant of 4 TB: Error Message Summary 'Alloc ... error!' posix_memalign:12")
+add("python_dependency_conflict", "protobuf_too_new", "fluid185", "paddle-1.8.5-pb5", FLUID_TRAIN,
+    "pip install paddlepaddle==1.8.5 today resolves protobuf 5: 'Descriptors cannot be created directly' at import")
+for tag, venv in [("paddle262", V262), ("paddle331", V331)]:
+    add(MV, "fluid_model_on_paddle2", f"static_load_{tag}", venv,
+        {"model_version_incompatible/infer_static_dir.py": "infer.py", "common/fluid_train.py": "fluid_train.py"},
+        "a Fluid 1.8.5 inference_model/ directory (__model__ + one file per parameter) given to "
+        "paddle.static.load_inference_model: it looks for inference_model.pdmodel (2.6.2) / .json (3.3.1)",
+        cmd="python infer.py inference_model", setup=[(F185, "python fluid_train.py")])
