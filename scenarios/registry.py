@@ -522,3 +522,9 @@ for tag, venv in [("paddle262", V262), ("paddle331", V331)]:
         "a Fluid 1.8.5 inference_model/ directory (__model__ + one file per parameter) given to "
         "paddle.static.load_inference_model: it looks for inference_model.pdmodel (2.6.2) / .json (3.3.1)",
         cmd="python infer.py inference_model", setup=[(F185, "python fluid_train.py")])
+add("code_error", "label_out_of_range", "fluid185", F185, "code_error/fluid_classifier.py",
+    "a 10-class Fluid head trained on labels 0..11: OutOfRangeError 'label value should less than ...' (Error Message Summary)",
+    cmd="python train.py --label_max 12")
+add("no_failure", "fluid_multiprocess_loader", "paddle185", F185, "code_error/fluid_classifier.py",
+    "the same Fluid classifier with labels in range, DataLoader.from_generator(use_multiprocess=True)",
+    cmd="python train.py --multiprocess")
