@@ -346,7 +346,8 @@ def _print_verdict(result: dict) -> None:
             console.print("  not sure; also possible: "
                           + ", ".join(f"{a['category']} {a['confidence']:.2f}" for a in others))
     for ev in result["evidence"]:
-        console.print(f"  line {ev['line']}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
+        where = f"line {ev['line']}" if ev["line"] is not None else "run"  # None: the container metadata
+        console.print(f"  {where}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
     console.print(f"  remedy: {escape(result['remedy'])}")
 
 

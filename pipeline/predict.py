@@ -157,8 +157,12 @@ class Predictor:
             # words): a config printout, a progress line or a banner that the model happens to weigh
             # is not evidence
             levels, kinds = list(events["level"]), list(events["kind"])
+            # after the container metadata (exit 137, OOMKilled) only an error can add to it: a
+            # warning the model happens to weigh ("No ccache found") is not why the kernel killed the job
+            by_meta = any(line is None for line, _ in chosen)
             cand = [i for i in cand if (kinds[i] != "line" or levels[i] in ("ERROR", "FATAL")
-                                        or RELEVANT.search(messages[i] or "")) and not _not_evidence(messages[i] or "")]
+                                        or (not by_meta and RELEVANT.search(messages[i] or "")))
+                    and not _not_evidence(messages[i] or "")]
             # a traceback's block event carries its exception line as its message: the same sentence
             # twice is one piece of evidence
             said = {text.strip() for _, text in chosen}
@@ -294,24 +298,14 @@ def _matters(row: tuple, prefilter_hit: bool | None) -> bool:
     return prefilter_hit
 
 
-def docker_meta(path: str) -> dict:
-    """Exit code / OOMKilled from a config.v2.json beside a docker json log, when there is one."""
-    config = Path(path).parent / "config.v2.json"
-    if not config.is_file():
-        return {}
-    try:
-        state = json.loads(config.read_text()).get("State", {})
-    except (OSError, ValueError):
-        return {}
-    return {"exit_code": state.get("ExitCode"), "oom_killed": state.get("OOMKilled")}
-
-
 def predict_paths(paths: list[str], models_dir: str | Path):
     """Yield one contract object per input path (with an "error" key when it cannot be read)."""
     import os
     import shutil
     import sys
     import tempfile
+
+    from pipeline import sources
     predictor = Predictor(models_dir)
     for path in paths:
         tmp = None
@@ -328,7 +322,7 @@ def predict_paths(paths: list[str], models_dir: str | Path):
                 if not Path(real).is_file():
                     raise OSError(f"no such file: {path}")
             events, _ = read_log_events(real, predictor.rules)
-            verdict = predictor.diagnose(events, docker_meta(real) if path != "-" else {})
+            verdict = predictor.diagnose(events, sources.outcome_of(real) if path != "-" else {})
             yield predictor.to_json(path, events, verdict)
         except OSError as exc:
             yield {"path": path, "error": str(exc)}

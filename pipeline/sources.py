@@ -473,6 +473,26 @@ def _apply_sidecar(run: Run, doc: dict, shown: str, problems: list[Problem]) -> 
         problems.append(Problem(shown, None, "bad_metadata", "unusable values for: " + ", ".join(bad)))
 
 
+def outcome_of(log_path: str) -> dict:
+    """Exit code and OOMKilled of the run one local log file belongs to, for `logml predict`: from its
+    `<log>.meta.json` sidecar (plain text, CRI) or docker's config.v2.json beside a json-file log, read
+    as discovery reads them. {} when neither is there or usable (the verdict then rests on the text)."""
+    sidecar, config = log_path + ".meta.json", posixpath.join(posixpath.dirname(log_path), "config.v2.json")
+    run, problems = Run(run_id=log_path, host="", kind="file"), []
+    for meta, apply in ((sidecar, _apply_sidecar), (config, _apply_docker_config)):
+        if os.path.isfile(meta):
+            try:
+                with open(meta, "rb") as fh:
+                    doc = json.loads(fh.read())
+            except (OSError, ValueError):
+                return {}
+            if isinstance(doc, dict):
+                apply(run, doc, meta, problems)
+            break
+    return {key: value for key, value in (("exit_code", run.exit_code), ("oom_killed", run.oom_killed))
+            if value is not None}
+
+
 def read_inventory(root: str, problems: list[Problem] | None = None):
     """<root>/inventory.csv as a DataFrame (all columns str, missing ones added as None), or None.
 

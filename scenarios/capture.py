@@ -121,8 +121,37 @@ def run_setup(sc: Scenario, env: dict) -> None:
             raise RuntimeError(f"setup step {i} of {sc.name}/{sc.variant} failed (rc={r.returncode}), see {log}")
 
 
-def build_command(sc: Scenario) -> list[str]:
+CGROUP_V1 = Path("/sys/fs/cgroup/memory")
+CGROUP_V2 = Path("/sys/fs/cgroup")
+
+
+def memory_cgroup(sc: Scenario) -> Path:
+    """A fresh memory cgroup capped at sc.memory_cap (v1 or v2), as docker's --memory makes one."""
+    v1 = CGROUP_V1.is_dir() and (CGROUP_V1 / "memory.limit_in_bytes").exists()
+    cg = (CGROUP_V1 if v1 else CGROUP_V2) / f"logml-capture-{sc.name}-{sc.variant}"
+    if cg.exists():
+        cg.rmdir()
+    cg.mkdir()
+    (cg / ("memory.limit_in_bytes" if v1 else "memory.max")).write_text(sc.memory_cap)
+    if v1 and (cg / "memory.memsw.limit_in_bytes").exists():
+        (cg / "memory.memsw.limit_in_bytes").write_text(sc.memory_cap)  # no escape into swap
+    return cg
+
+
+def oom_killed(cg: Path) -> bool:
+    """Whether the kernel OOM-killed a process of the cgroup (what docker reports as OOMKilled)."""
+    for name in ("memory.oom_control", "memory.events"):
+        f = cg / name
+        if f.exists():
+            counts = dict(line.split() for line in f.read_text().splitlines() if len(line.split()) == 2)
+            return int(counts.get("oom_kill", 0)) > 0
+    return False
+
+
+def build_command(sc: Scenario, cgroup: Path | None = None) -> list[str]:
     cmd = sc.cmd
+    if cgroup is not None:  # join the cgroup, then become the job (its children stay inside)
+        cmd = f"sh -c 'echo $$ > {cgroup}/cgroup.procs && exec {cmd}'"
     if sc.prlimit_as:
         cmd = f"prlimit --as={sc.prlimit_as} -- {cmd}"
     if sc.timeout_cmd:
@@ -159,7 +188,8 @@ def capture(sc: Scenario, out_root: Path) -> dict:
     env = container_env(sc)
     prepare_workspace(sc)
     run_setup(sc, env)
-    cmd = build_command(sc)
+    cgroup = memory_cgroup(sc) if sc.memory_cap else None
+    cmd = build_command(sc, cgroup)
     log_path = out_root / "files" / sc.name / f"{sc.variant}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = now_iso()
@@ -173,13 +203,22 @@ def capture(sc: Scenario, out_root: Path) -> dict:
             rc = -9
     finished = now_iso()
     exit_code = 128 - rc if rc < 0 else rc  # docker's convention for a signal death
+    killed = False
+    if cgroup is not None:
+        killed = oom_killed(cgroup)
+        for _ in range(50):  # the killed job's pids leave the cgroup asynchronously
+            try:
+                cgroup.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
     version = VENVS[sc.venv]["paddle_version"]
     image = sc.image or VENVS[sc.venv]["image"]
     meta = {
         "image": image,
         "image_tag": image.split(":", 1)[1] if ":" in image else "latest",
         "exit_code": exit_code,
-        "oom_killed": False,
+        "oom_killed": killed,
         "name": f"{sc.name}/{sc.variant}",
         "labels": {"scenario": sc.name, "variant": sc.variant, "paddle_version": version,
                    "venv": sc.venv, "captured": "true"},

@@ -78,6 +78,7 @@ class Scenario:
     setup: list = field(default_factory=list)   # [(venv, shell command run in /workspace)]
     ns: dict | None = None        # {"shm": "64m"}, {"tmpfs": {path: size}}, {"hide": [lib, ...]}
     prlimit_as: int | None = None  # RLIMIT_AS in bytes (container memory cap stand-in)
+    memory_cap: str | None = None  # a memory cgroup limit ("1500M"), as `docker run --memory`: the kernel OOM-kills
     timeout_cmd: int | None = None  # wrap the command in `timeout N` (the user's own time limit)
     timeout: int = 300            # hard guard for the harness
     env: dict = field(default_factory=dict)
@@ -528,3 +529,14 @@ add("code_error", "label_out_of_range", "fluid185", F185, "code_error/fluid_clas
 add("no_failure", "fluid_multiprocess_loader", "paddle185", F185, "code_error/fluid_classifier.py",
     "the same Fluid classifier with labels in range, DataLoader.from_generator(use_multiprocess=True)",
     cmd="python train.py --multiprocess")
+
+# ----------------------------------------------------------------------------- host_oom under a container memory limit
+# A memory cgroup (docker run --memory): the kernel's OOM killer SIGKILLs the biggest process, the log just
+# stops (or a parent says what happened), exit 137 and OOMKilled=true in the metadata.
+for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
+    add("host_oom", "container_memory_limit", f"grow_cache_{tag}", venv, "host_oom/grow_cache.py",
+        "activations kept alive under a 1500 MB memory cgroup: OOM-killed mid-training, no error text",
+        memory_cap="1500M")
+add("host_oom", "dataloader_worker_oom_killed", "paddle331", V331, "host_oom/worker_cache.py",
+    "DataLoader workers caching samples under a 2000 MB memory cgroup: the OOM killer takes a worker",
+    memory_cap="2000M", timeout_cmd=120)

@@ -303,6 +303,30 @@ def test_a_verdict_decided_by_container_metadata_cites_it(trained, tmp_path):
     assert evidence[0]["line"] is None and evidence[0]["text"] == "container metadata: exit code 137, OOMKilled=true"
 
 
+def test_predict_reads_a_plain_logs_sidecar_and_cites_no_warning_beside_the_metadata(tmp_path):
+    """A job OOM-killed under a memory limit: its log just stops (captured: container_memory_limit);
+    only the sidecar says exit 137, OOMKilled. The shipped model weighs Paddle's start-up warning
+    towards host_oom, but a warning is not why the kernel killed the job: not evidence."""
+    from pipeline.predict import predict_paths
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    log = tmp_path / "train.log"
+    log.write_text("/usr/local/lib/python3.10/dist-packages/paddle/utils/cpp_extension/extension_utils.py:712: "
+                   "UserWarning: No ccache found. Please be aware that recompiling all source files may be required. "
+                   "You can download and install ccache from: https://github.com/ccache/ccache/blob/master/doc/INSTALL.md\n"
+                   "  warnings.warn(warning_message)\npaddle 3.3.1\n"
+                   + "".join(f"step {i}: loss {1 - i / 100:.5f} kept {i + 1} activations\n" for i in range(0, 50, 10)))
+    (bare,) = predict_paths([str(log)], models)
+    (tmp_path / "train.log.meta.json").write_text(json.dumps({"exit_code": 137, "oom_killed": True}))
+    (out,) = predict_paths([str(log)], models)
+    assert bare["category"] != "host_oom"
+    assert out["category"] == "host_oom" and out["rule_id"] == "oom_killed_meta"
+    assert out["evidence"][0]["line"] is None
+    assert out["evidence"][0]["text"] == "container metadata: exit code 137, OOMKilled=true"
+    assert not any("Warning" in ev["text"] for ev in out["evidence"])
+
+
 def _web_and_database_logs(n: int = 40) -> dict[str, list[str]]:
     """Logs of containers that are no ML job: a reverse proxy and a database (a fleet runs them beside
     the training jobs; their words resemble failures logml knows)."""

@@ -32,7 +32,7 @@ loader.set_batch_generator(reader, places=fluid.CPUPlace())
 exe = fluid.Executor(fluid.CPUPlace())
 exe.run(startup)
 for step, data in enumerate(loader()):
-    (l,) = exe.run(main, feed=data, fetch_list=[loss])
+    (cost,) = exe.run(main, feed=data, fetch_list=[loss])
     if step % 5 == 0:
-        print(f"step {step} loss {float(l[0]):.4f}", flush=True)
+        print(f"step {step} loss {float(cost[0]):.4f}", flush=True)
 print("done", flush=True)

@@ -24,7 +24,7 @@ for epoch in range(2):
     for step in range(5):
         xb = rng.rand(16, feat).astype("float32")
         yb = rng.rand(16, 1).astype("float32")
-        (l,) = exe.run(main, feed={"x": xb, "y": yb}, fetch_list=[loss])
-        print(f"Epoch {epoch}, Step {step}, Cost {float(l[0]):.5f}", flush=True)
+        (cost,) = exe.run(main, feed={"x": xb, "y": yb}, fetch_list=[loss])
+        print(f"Epoch {epoch}, Step {step}, Cost {float(cost[0]):.5f}", flush=True)
 fluid.io.save_inference_model("inference_model", ["x"], [pred], exe, main_program=main)
 print("saved inference_model", flush=True)
