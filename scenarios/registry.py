@@ -540,3 +540,7 @@ for tag, venv in [("paddle331", V331), ("paddle262", V262)]:
 add("host_oom", "dataloader_worker_oom_killed", "paddle331", V331, "host_oom/worker_cache.py",
     "DataLoader workers caching samples under a 2000 MB memory cgroup: the OOM killer takes a worker",
     memory_cap="2000M", timeout_cmd=120)
+add("host_oom", "container_memory_limit", "run_sh_paddle331", V331,
+    {"host_oom/grow_cache.py": "train.py", "native_crash/run.sh": "run.sh"},
+    "the same job started by a bash entrypoint under a 1500 MB memory cgroup: bash reports 'Killed' and status 137",
+    cmd="bash run.sh", memory_cap="1500M")
