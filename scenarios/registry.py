@@ -544,3 +544,12 @@ add("host_oom", "container_memory_limit", "run_sh_paddle331", V331,
     {"host_oom/grow_cache.py": "train.py", "native_crash/run.sh": "run.sh"},
     "the same job started by a bash entrypoint under a 1500 MB memory cgroup: bash reports 'Killed' and status 137",
     cmd="bash run.sh", memory_cap="1500M")
+add("shm_exhausted", "dataloader_small_shm", "fluid185_shm16m", F185, "shm_exhausted/fluid_loader.py",
+    "Fluid 1.8.5 dygraph DataLoader, 2 workers, use_shared_memory=True, /dev/shm 16 MB: the workers die "
+    "(no Bus error printed), 'DataLoader reader thread raised an exception', 'workers exit unexpectedly', "
+    "'Blocking queue is killed'", ns={"shm": "16m"}, timeout_cmd=120)
+add("no_failure", "dataloader_workers_big_shm", "fluid185", F185, "shm_exhausted/fluid_loader.py",
+    "the same Fluid 1.8.5 DataLoader with the machine's /dev/shm: trains", timeout_cmd=120)
+add("disk_full", "model_save_volume_full", "fluid185", F185, FLUID_TRAIN,
+    "Fluid 1.8.5 save_inference_model into a 4 KB volume: OSError [Errno 28] No space left on device",
+    ns={"tmpfs": {"/workspace/inference_model": "4k"}})
