@@ -406,26 +406,68 @@ def f_glibc_backtrace(c: Ctx) -> str:
 # ---- model_version_incompatible
 
 
+def _lite_fatal(c: Ctx, pre: str, android: bool, where: str, text: str) -> None:
+    """Paddle-Lite's own fatal line: "[F 12/ 2 21:50:49.280 ...-Lite/lite/<file>:<line> <Func>] <text>"."""
+    em = c.em
+    em.err(f"{pre}{'E Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} "
+           f"...{pick(c.rng, ('e-Lite', '-Lite', 'd/Paddle-Lite'))}/lite/{where}] {text}")
+
+
 def f_paddle_lite(c: Ctx) -> str:
-    """Paddle-Lite runtimes: an .nb model from another opt version, a kernel this library lacks."""
+    """Paddle-Lite: the opt converter or the MobileConfig runtime cannot use the model it is given (an
+    .nb from another opt version, a kernel this library lacks, an unconverted or PIR model, ops whose
+    inputs changed since opt was built); forms as captured with paddlelite 2.10 / 2.12."""
     r, em = c.rng, c.em
-    op = pick(r, ("slice", "calib", "nearest_interp_v2", "multiclass_nms3", "fill_any_like"))
+    op = pick(r, ("slice", "calib", "nearest_interp_v2", "multiclass_nms3", "fill_any_like", "matmul_v2"))
     android = r.random() < 0.3      # the same runtime on an edge device, pulled with adb logcat
     pre = f"{em.ts_iso()[5:]}.{em.millis():03d}  {em.pid}-{em.pid + 12}  Paddle-Lite  com.baidu.paddle.lite  " if android else ""
+    model = pick(r, ("models/model.nb", f"{c.model_dir}/inference.nb", "ch_PP-OCRv4_det_opt.nb", "./lenet.nb"))
+    kind = r.random()
+    if kind < 0.3 and not android:   # the opt converter itself, on the server before deployment
+        src = pick(r, (f"{c.model_dir}/inference", f"{c.model_dir}/model", "inference_model/model"))
+        pir = r.random() < 0.35
+        em.out(f"Loading topology data from {src}.{'json' if pir else 'pdmodel'}",
+               f"Loading params data from {src}.pdiparams")
+        if pir:                      # a Paddle 3.x PIR model.json: opt finds no ProgramDesc blocks
+            _lite_fatal(c, pre, android, f"core/model/general/program_desc.cc:{pick(r, (51, 56))} GetBlock"
+                        "<paddle::lite::general::BlockDesc>",
+                        "Check failed: (idx < static_cast<int32_t>(BlocksSize())): 0!<0 idx >= blocks.size()")
+            tag = "lite_opt_pir_json"
+        elif r.random() < 0.5:       # an opt older than the Paddle that exported the model
+            em.out("1. Model is successfully loaded!")
+            _lite_fatal(c, pre, android, f"core/model/general/op_desc.cc:{pick(r, (55, 63))} "
+                        f"{pick(r, ('Output', 'Input'))}", f"Check failed: it != {pick(r, ('outputs_', 'inputs_'))}.end(): ")
+            tag = "lite_opt_older_than_model"
+        else:
+            em.err(f"Error: This model is not supported, because 1 ops are not supported on "
+                   f"'{pick(r, ('x86', 'arm', 'opencl'))}'. These unsupported ops are: '{op}'.")
+            tag = "lite_opt_unsupported_op"
+        em.err(c.shell("Aborted (core dumped)"))
+        return tag
+    if kind < 0.5:                   # MobileConfig handed the unconverted .pdmodel instead of the .nb
+        em.out(f"loading {pick(r, (f'{c.model_dir}/inference.pdmodel', 'inference/model.pdmodel', 'model/__model__'))}")
+        _lite_fatal(c, pre, android, f"model_parser/model_parser.cc:{pick(r, (774, 781))} LoadModelNaiveFromFile",
+                    "The model format cannot be recognized. Please make sure you use the correct interface and model file.")
+        em.err(c.shell("Aborted (core dumped)"))
+        return "lite_unconverted_model"
+    em.out(f"loading {model}")
+    opt_version = pick(r, ("v2.9.1", "d9e63bb", "v2.10", "v2.12"))
     for ln in ("warning: the version of opt that transformed this model is not consistent with current Paddle-Lite version.",
-               f"      version of opt:{pick(r, ('v2.9.1', 'd9e63bb', 'v2.10'))}",
-               f"      version of current Paddle-Lite:{pick(r, ('v2.13-rc', '68b66fd35', 'v2.12'))}"):
+               f"      version of opt:{opt_version}",
+               f"      version of current Paddle-Lite:{pick(r, tuple(v for v in ('v2.13-rc', '68b66fd35', 'v2.12', 'v2.10') if v != opt_version))}"):
         em.err(pre + ("W  " if android else "") + ln)
     v = r.random()
-    if v < 0.25:    # a naive-buffer .nb written by another opt: its header's version is checked first
-        em.err(f"{pre}{'E Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} ...lite/model_parser/"
-               f"model_parser.cc:{pick(r, (436, 929))} LoadModelNaiveFromFile] Check failed: (meta_version == 2): "
-               f"Paddle-Lite {pick(r, ('v2.12', 'v2.13-rc', 'v2.11'))} : incorrect model version, only version 2 is "
-               f"supported. model version: {pick(r, (0, 1, 3))}")
+    if v < 0.2:    # a naive-buffer .nb written by another opt: its header's version is checked first
+        _lite_fatal(c, pre, android, f"model_parser/model_parser.cc:{pick(r, (436, 929))} LoadModelNaiveFromFile",
+                    f"Check failed: (meta_version == 2): Paddle-Lite {pick(r, ('v2.12', 'v2.13-rc', 'v2.11'))} : incorrect "
+                    f"model version, only version 2 is supported. model version: {pick(r, (0, 1, 3))}")
         if android:
             em.err(f"{pre}F libc    : Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid {em.pid}, pid {em.pid}")
             return "paddle_lite_meta_version_logcat"
-    elif v < 0.6:
+    elif v < 0.45:  # the runtime's ops differ from the opt's: an op desc lacks an input/output
+        _lite_fatal(c, pre, android, f"core/model/general/op_desc.cc:{pick(r, (55, 63))} {pick(r, ('Output', 'Input'))}",
+                    f"Check failed: it != {pick(r, ('outputs_', 'inputs_'))}.end(): ")
+    elif v < 0.75:
         em.err(f"{pre}{'A/Paddle-Lite: ' if android else ''}[F {em.ts_short()}.{em.millis():03d} ...-Lite/lite/core/program.cc:"
                f"{pick(r, (269, 356, 532))} RuntimeProgram] Check failed: (kernels.size() > 0): 0!>0      Error: This model "
                f"is not supported, because kernel for '{op}' is not supported by Paddle-Lite.")
@@ -475,6 +517,17 @@ def f_native_predictor_model(c: Ctx) -> str:
         "paddle::NativePaddlePredictor::Init(std::shared_ptr<paddle::framework::Scope>)"))])
     c.em.err(c.shell("Aborted (core dumped)"))
     return "native_predictor_model"
+
+
+def f_lite_model_missing(c: Ctx) -> str:
+    """A Paddle-Lite runtime whose .nb is not where the config says (the models volume not mounted)."""
+    r = c.rng
+    model = pick(r, ("models/lenet.nb", f"{c.model_dir}/inference.nb", "./ch_PP-OCRv4_rec_opt.nb"))
+    c.em.out(f"loading {model}")
+    _lite_fatal(c, "", False, f"core/model/base/io.cc:{pick(r, (46, 52))} BinaryFileReader",
+                f"Check failed: file_: Unable to open file: {model}")
+    c.em.err(c.shell("Aborted (core dumped)"))
+    return "lite_model_missing"
 
 
 def f_dataset_path_checks(c: Ctx) -> str:
@@ -671,6 +724,7 @@ FAMILIES = {
     "model_version_incompatible": ((lambda c: 0.8, f_paddle_lite), (lambda c: 0.8, f_op_not_registered_old),
                                    (lambda c: 0.6 if c.gen in ("1x", "20") else 0.2, f_predictor_version)),
     "file_not_found": ((lambda c: 0.8 if c.job in ("infer", "serving") else 0.2, f_native_predictor_model),
+                       (lambda c: 0.4 if c.job in ("infer", "serving") else 0, f_lite_model_missing),
                        (lambda c: 1.0, f_dataset_path_checks)),
     "system_lib_missing": ((lambda c: 1000 if _syslib(c, "libstdc++") else 0, f_libstdcxx_glibcxx),
                            (lambda c: 1000 if _syslib(c, "libssl") else 0, f_libssl11), (lambda c: 0.15, f_dll_load_failed)),
