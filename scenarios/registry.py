@@ -358,6 +358,20 @@ add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle331", V331, DP,
     env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0",
          "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}, timeout_cmd=90)
 
+# the same launches with Paddle 2.6.2 (its launcher and TCPStore word the waits differently)
+add(DC, "launch_peer_never_joins", "paddle262", V262, DP,
+    "launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 with 2.6.2: node 1 never joins, until the job's `timeout 60`",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
+    timeout_cmd=60)
+add(DC, "launch_master_unreachable", "paddle262", V262, DP,
+    "launch --nnodes 2 --master 127.0.0.2:49179 (nothing listens) with 2.6.2, until `timeout 60`",
+    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.2:49179 --nproc_per_node 1 train.py",
+    timeout_cmd=60)
+add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle262", V262, DP,
+    "init_parallel_env as trainer 1 of 2 with 2.6.2; master 127.0.0.1:49180 never listens, until `timeout 90`",
+    env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0",
+         "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}, timeout_cmd=90)
+
 # ----------------------------------------------------------------------------- code_error
 # The job's own bugs (code, data, config) on a healthy environment: what must never be blamed on the platform.
 CODE_ERRORS = [  # (scenario, script -> where the user keeps it, what the job does wrong, command)
