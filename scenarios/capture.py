@@ -266,6 +266,22 @@ def select(only: list[str] | None) -> list[Scenario]:
             if sc.name in keys or sc.category in keys or f"{sc.name}/{sc.variant}" in keys]
 
 
+def category_table(out_root: Path) -> str:
+    """Markdown: captured runs per category, their scenarios (variants) and Paddle versions."""
+    from collections import Counter, defaultdict
+    by_cat = defaultdict(list)
+    for sc in SCENARIOS:
+        if (out_root / "files" / sc.name / f"{sc.variant}.log").exists():
+            by_cat[sc.category].append(sc)
+    lines = ["| category | runs | scenarios (variants) | Paddle versions |", "|---|---|---|---|"]
+    for cat, scs in sorted(by_cat.items()):
+        names = Counter(sc.name for sc in scs)
+        versions = sorted({VENVS[sc.venv]["paddle_version"] + ("-gpu" if sc.venv.endswith("-gpu") else "") for sc in scs})
+        lines.append(f"| `{cat}` | {len(scs)} | " + "; ".join(f"{n} ({c})" for n, c in names.items())
+                     + " | " + ", ".join(versions) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", help="scenario names, categories or name/variant")
@@ -274,12 +290,16 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--setup-only", action="store_true", help="create the venvs and stop")
     ap.add_argument("--csv-only", action="store_true", help="only rewrite the labels CSV from the registry")
+    ap.add_argument("--table", action="store_true", help="print README.md's table of captured runs per category")
     args = ap.parse_args(argv)
 
     if os.geteuid() != 0:
         print("capture.py needs root (mount namespaces for fault injection)", file=sys.stderr)
         return 2
     chosen = select(args.only)
+    if args.table:
+        print(category_table(Path(args.out)))
+        return 0
     if args.csv_only:
         print(f"wrote {write_csv(Path(args.csv), Path(args.out))} rows to {args.csv}")
         return 0

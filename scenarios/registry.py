@@ -567,3 +567,6 @@ add("no_failure", "dataloader_workers_big_shm", "fluid185", F185, "shm_exhausted
 add("disk_full", "model_save_volume_full", "fluid185", F185, FLUID_TRAIN,
     "Fluid 1.8.5 save_inference_model into a 4 KB volume: OSError [Errno 28] No space left on device",
     ns={"tmpfs": {"/workspace/inference_model": "4k"}})
+add("native_crash", "segfault_native_helper", "fluid185", F185, "native_crash/fluid_segv.py",
+    "Fluid 1.8.5 dygraph, then ctypes on NULL: Paddle 1.x's failure-signal handler (init.cc 'catches a failure "
+    "signal', *** SIGSEGV ... stack trace), exit 139")
