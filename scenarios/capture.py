@@ -50,7 +50,7 @@ def venv_python(name: str) -> Path:
 
 
 def base_python(version: str | None) -> str:
-    """The interpreter a venv is made from: LOGML_BASE_PYTHON, or pythonX.Y on PATH or under pyenv."""
+    """The interpreter a venv is made from: LOGML_BASE_PYTHON, or the pyenv X.Y (else pythonX.Y on PATH)."""
     if version is None:
         return BASE_PYTHON
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
@@ -151,6 +151,8 @@ def oom_killed(cg: Path) -> bool:
 def build_command(sc: Scenario, cgroup: Path | None = None) -> list[str]:
     cmd = sc.cmd
     if cgroup is not None:  # join the cgroup, then become the job (its children stay inside)
+        if "'" in cmd:
+            raise ValueError(f"{sc.name}/{sc.variant}: a memory-capped command cannot contain a single quote")
         cmd = f"sh -c 'echo $$ > {cgroup}/cgroup.procs && exec {cmd}'"
     if sc.prlimit_as:
         cmd = f"prlimit --as={sc.prlimit_as} -- {cmd}"
