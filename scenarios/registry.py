@@ -570,3 +570,17 @@ add("disk_full", "model_save_volume_full", "fluid185", F185, FLUID_TRAIN,
 add("native_crash", "segfault_native_helper", "fluid185", F185, "native_crash/fluid_segv.py",
     "Fluid 1.8.5 dygraph, then ctypes on NULL: Paddle 1.x's failure-signal handler (init.cc 'catches a failure "
     "signal', *** SIGSEGV ... stack trace), exit 139")
+# Paddle Inference of the Fluid era: AnalysisConfig + create_paddle_predictor
+FLUID_PRED = {"common/fluid_predictor.py": "infer.py", "common/fluid_train.py": "fluid_train.py",
+              "common/export_model.py": "export_model.py"}
+add("no_failure", "fluid_inference_predictor", "paddle185", F185, FLUID_PRED,
+    "AnalysisConfig predictor on the model the Fluid job saved: runs (naive_executor skip feed/fetch lines)",
+    cmd="python infer.py inference_model", setup=[(F185, "python fluid_train.py")])
+add("file_not_found", "fluid_model_not_mounted", "predictor_paddle185", F185, FLUID_PRED,
+    "AnalysisConfig('models/inference_model'), the volume not mounted: 'Cannot open file .../__model__' "
+    "(analysis_predictor.cc, Error Message Summary)",
+    cmd="python infer.py models/inference_model")
+add(MV, "model_from_newer_paddle_on_fluid", "predictor_paddle185", F185, FLUID_PRED,
+    "a 2.6.2 model.pdmodel/.pdiparams given to the 1.8.5 AnalysisConfig: Operator flatten_contiguous_range "
+    "has not been registered",
+    cmd="python infer.py inference inference/model.pdmodel inference/model.pdiparams", setup=[(V262, EXPORT)])
