@@ -57,8 +57,11 @@ VENVS: dict[str, dict] = {
     # then (protobuf < 3.21), and as `pip install paddlepaddle==1.8.5` resolves today (protobuf 5).
     "paddle-1.8.5-cpu": {"paddle_version": "1.8.5", "python": "3.8", "image": f"{BASE}:1.8.5",
                          "steps": [["paddlepaddle==1.8.5", "numpy<1.24", "protobuf<3.21"]]},
-    "paddle-1.8.5-pb5": {"paddle_version": "1.8.5", "python": "3.8", "image": "ml-team/fluid-train:1.8.5-r2",
+    "paddle-1.8.5-train2": {"paddle_version": "1.8.5", "python": "3.8", "image": "ml-team/fluid-train:1.8.5-r2",
                          "steps": [["paddlepaddle==1.8.5", "numpy<1.24"]]},
+    # numpy 1.24 removed the np.int / np.bool aliases Paddle 1.x itself uses
+    "paddle-1.8.5-train3": {"paddle_version": "1.8.5", "python": "3.8", "image": "ml-team/fluid-train:1.8.5-r3",
+                           "steps": [["paddlepaddle==1.8.5", "numpy==1.24.4", "protobuf<3.21"]]},
     "lite-2.12": {"paddle_version": "paddle-lite 2.12", "python": "3.7", "image": "ml-team/paddle-lite-serve:2.12",
                   "steps": [["paddlelite==2.12", "numpy<1.22"]]},
     "lite-2.10": {"paddle_version": "paddle-lite 2.10", "python": "3.9", "image": "ml-team/paddle-lite-serve:2.10",
@@ -529,7 +532,7 @@ add("api_incompatible", "paddle2_code_on_fluid", "paddle185", F185, "api_incompa
     "Paddle 2.x dygraph code (paddle.nn) run on 1.8.5: module 'paddle' has no attribute 'nn'")
 add("host_oom", "feature_bank_alloc", "fluid185", F185, "host_oom/fluid_feature_bank.py",
     "fluid fill_constant of 4 TB: Error Message Summary 'Alloc ... error!' posix_memalign:12")
-add("python_dependency_conflict", "protobuf_too_new", "fluid185", "paddle-1.8.5-pb5", FLUID_TRAIN,
+add("python_dependency_conflict", "protobuf_too_new", "fluid185", "paddle-1.8.5-train2", FLUID_TRAIN,
     "pip install paddlepaddle==1.8.5 today resolves protobuf 5: 'Descriptors cannot be created directly' at import")
 for tag, venv in [("paddle262", V262), ("paddle331", V331)]:
     add(MV, "fluid_model_on_paddle2", f"static_load_{tag}", venv,
@@ -584,3 +587,5 @@ add(MV, "model_from_newer_paddle_on_fluid", "predictor_paddle185", F185, FLUID_P
     "a 2.6.2 model.pdmodel/.pdiparams given to the 1.8.5 AnalysisConfig: Operator flatten_contiguous_range "
     "has not been registered",
     cmd="python infer.py inference inference/model.pdmodel inference/model.pdiparams", setup=[(V262, EXPORT)])
+add("python_dependency_conflict", "numpy_too_new", "fluid185", "paddle-1.8.5-train3", FLUID_TRAIN,
+    "Paddle 1.8.5 next to numpy 1.24: Paddle's own code uses np.int, AttributeError 'module numpy has no attribute int'")
