@@ -391,8 +391,9 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
 
 
 def _read_json(fs, path: str, shown: str, problems: list[Problem]):
+    """The JSON object in `path` (fs None: a local file), or None with a bad_metadata Problem."""
     try:
-        if "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
+        if fs is None or "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
             with open(path, "rb") as fh:  # fsspec's cat_file costs ~0.1 ms a file
                 raw = fh.read()
         else:
@@ -481,12 +482,8 @@ def outcome_of(log_path: str) -> dict:
     run, problems = Run(run_id=log_path, host="", kind="file"), []
     for meta, apply in ((sidecar, _apply_sidecar), (config, _apply_docker_config)):
         if os.path.isfile(meta):
-            try:
-                with open(meta, "rb") as fh:
-                    doc = json.loads(fh.read())
-            except (OSError, ValueError):
-                return {}
-            if isinstance(doc, dict):
+            doc = _read_json(None, meta, meta, problems)
+            if doc is not None:
                 apply(run, doc, meta, problems)
             break
     return {key: value for key, value in (("exit_code", run.exit_code), ("oom_killed", run.oom_killed))

@@ -332,23 +332,23 @@ add(PD, "paddle_installed_no_deps", "paddle331", "paddle-3.3.1-slim", "python_de
 # ----------------------------------------------------------------------------- distributed_comm_failure
 DC = "distributed_comm_failure"
 DP = {"common/dp_train.py": "train.py"}
+LAUNCH = "python -m paddle.distributed.launch --nnodes 2 {how} --nproc_per_node 1 train.py"
+PEER_NEVER_JOINS = LAUNCH.format(how="--rank 0 --master 127.0.0.1:49178")
+MASTER_UNREACHABLE = LAUNCH.format(how="--master 127.0.0.2:49179")
 add(DC, "launch_peer_never_joins", "paddle331", V331, DP,
     "launch --nnodes 2 --rank 0 --master 127.0.0.1:49178: node 1 never joins, 'Waiting peer start...' "
-    "until the job's `timeout 60` (SIGTERM)",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
-    timeout_cmd=60)
+    "until the job's `timeout 60` (SIGTERM)", cmd=PEER_NEVER_JOINS, timeout_cmd=60)
 add(DC, "launch_master_unreachable", "paddle331", V331, DP,
     "launch --nnodes 2 --master 127.0.0.2:49179 (nothing listens): 'master not ready' until `timeout 60`",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.2:49179 --nproc_per_node 1 train.py",
-    timeout_cmd=60)
+    cmd=MASTER_UNREACHABLE, timeout_cmd=60)
 add(DC, "launch_master_unreachable", "rank1_master_is_self_paddle331", V331, DP,
     "launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 (master address is this host): launcher crashes "
     "with TypeError on an empty peer list",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 1 --master 127.0.0.1:49179 --nproc_per_node 1 train.py",
-    timeout_cmd=60)
+    cmd=LAUNCH.format(how="--rank 1 --master 127.0.0.1:49179"), timeout_cmd=60)
 TRAINER_ENV = {"PADDLE_TRAINERS_NUM": "2", "PADDLE_TRAINER_ENDPOINTS": "127.0.0.1:49180,127.0.0.1:49181",
                "PADDLE_MASTER": "127.0.0.1:49180", "PADDLE_GLOBAL_SIZE": "2", "PADDLE_LOCAL_SIZE": "1",
                "PADDLE_DISTRI_BACKEND": "gloo"}
+RANK1_ENV = {**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0", "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}
 add(DC, "init_parallel_env_bad_endpoints", "rank0_paddle331", V331, DP,
     "init_parallel_env as trainer 0 of 2, trainer 1 never comes up; killed by the job's `timeout 90`. Not "
     "deterministic: it either hangs in TCPStore creation (C++ traceback CreateOrGetGlobalTCPStore, SIGTERM "
@@ -357,23 +357,18 @@ add(DC, "init_parallel_env_bad_endpoints", "rank0_paddle331", V331, DP,
          "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49180"}, timeout_cmd=90)
 add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle331", V331, DP,
     "init_parallel_env as trainer 1 of 2; master 127.0.0.1:49180 never listens: 'Retry to connect' every 3 s "
-    "until the job's `timeout 90` (SIGTERM FatalError)",
-    env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0",
-         "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}, timeout_cmd=90)
+    "until the job's `timeout 90` (SIGTERM FatalError)", env=RANK1_ENV, timeout_cmd=90)
 
 # the same launches with Paddle 2.6.2 (its launcher and TCPStore word the waits differently)
 add(DC, "launch_peer_never_joins", "paddle262", V262, DP,
     "launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 with 2.6.2: node 1 never joins, until the job's `timeout 60`",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --rank 0 --master 127.0.0.1:49178 --nproc_per_node 1 train.py",
-    timeout_cmd=60)
+    cmd=PEER_NEVER_JOINS, timeout_cmd=60)
 add(DC, "launch_master_unreachable", "paddle262", V262, DP,
     "launch --nnodes 2 --master 127.0.0.2:49179 (nothing listens) with 2.6.2, until `timeout 60`",
-    cmd="python -m paddle.distributed.launch --nnodes 2 --master 127.0.0.2:49179 --nproc_per_node 1 train.py",
-    timeout_cmd=60)
+    cmd=MASTER_UNREACHABLE, timeout_cmd=60)
 add(DC, "init_parallel_env_bad_endpoints", "rank1_paddle262", V262, DP,
     "init_parallel_env as trainer 1 of 2 with 2.6.2; master 127.0.0.1:49180 never listens, until `timeout 90`",
-    env={**TRAINER_ENV, "PADDLE_TRAINER_ID": "1", "PADDLE_RANK_IN_NODE": "0",
-         "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:49181"}, timeout_cmd=90)
+    env=RANK1_ENV, timeout_cmd=90)
 
 # ----------------------------------------------------------------------------- code_error
 # The job's own bugs (code, data, config) on a healthy environment: what must never be blamed on the platform.
