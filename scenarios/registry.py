@@ -584,3 +584,23 @@ add(MV, "model_from_newer_paddle_on_fluid", "predictor_paddle185", F185, FLUID_P
     cmd="python infer.py inference inference/model.pdmodel inference/model.pdiparams", setup=[(V262, EXPORT)])
 add("python_dependency_conflict", "numpy_too_new", "fluid185", "paddle-1.8.5-train3", FLUID_TRAIN,
     "Paddle 1.8.5 next to numpy 1.24: Paddle's own code uses np.int, AttributeError 'module numpy has no attribute int'")
+
+# ----------------------------------------------------------------------------- host_oom in deployment
+# Paddle Inference on CPU with a batch too big for the container: the OOM killer under a memory cgroup (the
+# predictor's own glog lines, then nothing; or the entrypoint's "Killed"), and the allocator's own
+# ResourceExhausted under an address-space cap: the "ResourceExhausted during CPU inference".
+PREDICTOR = {"no_failure/predictor.py": "infer.py", "common/export_model.py": "export_model.py"}
+for tag, venv, batch in [("paddle331", V331, "120000"), ("paddle262", V262, "40000")]:
+    add("host_oom", "inference_memory_cgroup", tag, venv, PREDICTOR,
+        f"Paddle Inference with batch {batch} under a 1500 MB memory cgroup: OOM-killed in predictor.run(), exit 137",
+        cmd="python infer.py", setup=[(venv, EXPORT)], memory_cap="1500M", env={"BATCH_SIZE": batch})
+add("host_oom", "inference_memory_cgroup", "run_sh_paddle262", V262,
+    {"no_failure/predictor.py": "train.py", "common/export_model.py": "export_model.py", "native_crash/run.sh": "run.sh"},
+    "the same predictor started by a bash entrypoint under a 1500 MB memory cgroup: bash reports 'Killed'",
+    cmd="bash run.sh", setup=[(V262, EXPORT)], memory_cap="1500M", env={"BATCH_SIZE": "40000"})
+add("host_oom", "inference_batch_memory_cap", "paddle262", V262, PREDICTOR,
+    "Paddle Inference 2.6.2 with batch 20000 under a 1.6 GB address-space cap -> ResourceExhausted on CPU",
+    cmd="python infer.py", setup=[(V262, EXPORT)], prlimit_as=1_600_000_000, env={"BATCH_SIZE": "20000"})
+add("host_oom", "container_memory_limit", "grow_cache_fluid185", F185, "host_oom/fluid_grow_cache.py",
+    "Fluid 1.8.5 dygraph keeping activations alive under a 1500 MB memory cgroup: OOM-killed, no error text",
+    memory_cap="1500M")
