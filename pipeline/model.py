@@ -216,6 +216,37 @@ def build_dataset(con, labels: pd.DataFrame, rules, batch: int = 400) -> Dataset
     return Dataset(labels, features, verdicts, np.array(failed, dtype=bool), {r.id: r.priority for r in rules.rules})
 
 
+def healthy_templates(con, labels: pd.DataFrame, min_rate: float = 0.05, min_runs: int = 5) -> dict[str, list[str]]:
+    """Templates that healthy runs print routinely: template_key -> the categories whose runs print
+    it at least as often (the only verdicts it may be cited for).
+
+    A line that ``min_rate`` of the labeled healthy runs print ("No ccache found", a device banner,
+    a launcher's settings) says nothing of why another run failed, however much the model happens to
+    weigh it; predict's evidence skips such lines unless they are errors (``Predictor.evidence``)."""
+    con.register("healthy_labels", labels[["run_id", "category"]])
+    try:
+        rows = con.execute("""
+            WITH per_category AS (
+                SELECT category, count(*) AS runs FROM healthy_labels
+                WHERE run_id IN (SELECT run_id FROM runs) GROUP BY category),
+            printed AS (
+                SELECT m.template_key, l.category, count(DISTINCT c.run_id) / any_value(p.runs) AS rate,
+                       count(DISTINCT c.run_id) AS n
+                FROM message_counts c JOIN messages m USING (message_key)
+                JOIN healthy_labels l USING (run_id) JOIN per_category p USING (category)
+                GROUP BY ALL),
+            healthy AS (SELECT template_key, rate FROM printed
+                        WHERE category = 'no_failure' AND rate >= ? AND n >= ?)
+            SELECT h.template_key,
+                   coalesce(list(p.category ORDER BY p.category)
+                            FILTER (WHERE p.category <> 'no_failure' AND p.rate >= h.rate), [])
+            FROM healthy h JOIN printed p USING (template_key)
+            GROUP BY h.template_key ORDER BY h.template_key""", [min_rate, min_runs]).fetchall()
+    finally:
+        con.unregister("healthy_labels")
+    return {key: list(cats) for key, cats in rows}
+
+
 def sample_weights(labels: pd.DataFrame, p: ModelParams) -> np.ndarray:
     """Per-run weights: a source weight (a real case's weight spread over its renderings), then every
     class brought to the same total weight (class_weight='balanced', by weight not by count)."""
@@ -275,6 +306,7 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         ds = build_dataset(con, load_labels(labels_paths), rules)
         templates = con.execute("SELECT template_key, cluster_id, template, initial_template FROM templates "
                                 "ORDER BY cluster_id").fetchall()
+        healthy = healthy_templates(con, ds.labels)
     if len(ds.labels) < 10:
         raise ValueError(f"only {len(ds.labels)} labeled runs are in the warehouse {db}: ingest their logs first")
     p = ModelParams.from_params(params)
@@ -312,7 +344,8 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     (models_dir / "templates.json").write_text(json.dumps({
         "settings": TemplateMiner.settings(params),
         "templates": [dict(zip(("template_key", "cluster_id", "template", "initial_template"), t))
-                      for t in templates]}, ensure_ascii=False, indent=0))
+                      for t in templates],
+        "healthy": healthy}, ensure_ascii=False, indent=0))
     (models_dir / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True))
     if metrics_out:
         Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)

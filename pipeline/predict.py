@@ -116,6 +116,8 @@ class Predictor:
         self.rules = rules or RuleSet.load()
         rows = json.loads((self.models_dir / "templates.json").read_text())
         self.miner = TemplateMiner([Template(**row) for row in rows["templates"]], **rows.get("settings", {}))
+        # template -> the categories it may be cited for (pipeline.model.healthy_templates)
+        self.healthy: dict[str, set[str]] = {k: set(v) for k, v in (rows.get("healthy") or {}).items()}
         self.taxonomy = load_taxonomy()
 
     def diagnose(self, events, meta: dict | None = None) -> Verdict:
@@ -145,7 +147,8 @@ class Predictor:
         """The lines that support the verdict, with their template ids: the deciding rule's matches
         (or the container metadata it read), then, for a verdict the model decided or backed, the
         failure-relevant lines that push the model hardest towards that category. Never filler:
-        a line that argues for another cause is not evidence."""
+        a line that argues for another cause is not evidence, nor is a warning or banner that
+        healthy runs print as often (``healthy``, learned from the labeled runs at training)."""
         chosen: list[tuple[int | None, str]] = [(e["line"], e["text"]) for e in verdict.rule_evidence]
         if len(chosen) < limit and verdict.category not in (UNKNOWN, "no_failure") and len(events):
             line_nos = list(events["line_no"])
@@ -161,7 +164,8 @@ class Predictor:
             # warning the model happens to weigh ("No ccache found") is not why the kernel killed the job
             by_meta = any(line is None for line, _ in chosen)
             cand = [i for i in cand if (kinds[i] != "line" or levels[i] in ("ERROR", "FATAL")
-                                        or (not by_meta and RELEVANT.search(messages[i] or "")))
+                                        or (not by_meta and RELEVANT.search(messages[i] or "")
+                                            and not self._routine(messages[i] or "", verdict.category)))
                     and not _not_evidence(messages[i] or "")]
             # a traceback's block event carries its exception line as its message: the same sentence
             # twice is one piece of evidence
@@ -192,6 +196,13 @@ class Predictor:
             first = text.splitlines()[0] if text else ""
             out.append({"line": line, "text": text[:2000], "template_id": self.miner.match(mask(first))})
         return out
+
+    def _routine(self, message: str, category: str) -> bool:
+        """A line healthy runs print as often as runs of ``category`` do: not evidence of it."""
+        if not self.healthy:
+            return False
+        key = self.miner.match(mask(message.splitlines()[0] if message else ""))
+        return key in self.healthy and category not in self.healthy[key]
 
     def to_json(self, path: str, events, verdict: Verdict) -> dict:
         return {

@@ -414,6 +414,64 @@ def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
     assert len(texts) == len({t.strip() for t in texts}), texts
 
 
+def test_healthy_templates_are_those_healthy_runs_print_routinely():
+    """A template printed by a share of the healthy runs is routine: cited only for the categories
+    whose runs print it at least as often; a rare one, or one healthy runs never print, is not."""
+    import pandas as pd
+
+    from pipeline.model import healthy_templates
+    con = duckdb.connect()
+    con.execute("CREATE TABLE runs (run_id VARCHAR); CREATE TABLE messages (message_key VARCHAR, template_key VARCHAR);"
+                "CREATE TABLE message_counts (run_id VARCHAR, message_key VARCHAR, count BIGINT)")
+    con.execute("INSERT INTO messages VALUES ('banner', 'TA'), ('banner2', 'TA'), ('rare', 'TB'), ('err', 'TC')")
+    labels, counts = [], []
+    for cat in ("no_failure", "file_not_found", "disk_full"):
+        for i in range(10):
+            run = f"{cat}/{i}"
+            labels.append((run, cat))
+            if cat != "file_not_found" or i == 0:   # every healthy and disk_full run prints the banner (two forms)
+                counts.append((run, "banner" if i % 2 else "banner2", 1))
+            if cat == "no_failure" and i < 2:
+                counts.append((run, "rare", 1))
+            if cat == "file_not_found":
+                counts.append((run, "err", 1))
+    con.executemany("INSERT INTO runs VALUES (?)", [(r,) for r, _ in labels])
+    con.executemany("INSERT INTO message_counts VALUES (?, ?, ?)", counts)
+    frame = pd.DataFrame(labels, columns=["run_id", "category"])
+    assert healthy_templates(con, frame, min_rate=0.05, min_runs=5) == {"TA": ["disk_full"]}
+    assert healthy_templates(con, frame, min_rate=0.05, min_runs=2) == {"TA": ["disk_full"], "TB": []}
+    assert healthy_templates(con, frame, min_rate=0.5, min_runs=2) == {"TA": ["disk_full"]}
+
+
+def test_evidence_skips_lines_healthy_runs_print_routinely(trained, tmp_path):
+    """Paddle's "No ccache found" warning is in healthy runs as often as in failing ones: it is never
+    cited for a failure, while the error the run died of is."""
+    from pipeline.mining import mask
+    from pipeline.predict import Predictor, read_log_events
+    predictor = Predictor(trained["models"])
+    ccache = ("/usr/local/lib/python3.10/dist-packages/paddle/utils/cpp_extension/extension_utils.py:712: "
+              "UserWarning: No ccache found. Please be aware that recompiling all source files may be required. "
+              "You can download and install ccache from: https://github.com/ccache/ccache/blob/master/doc/INSTALL.md")
+    error = "FileNotFoundError: [Errno 2] No such file or directory: '/data/models/ocr_rec/inference.pdiparams'"
+    assert json.loads((trained["models"] / "templates.json").read_text())["healthy"]
+    log = tmp_path / "infer.log"
+    log.write_text("\n".join([ccache, "  warnings.warn(warning_message)", "Traceback (most recent call last):",
+                              '  File "infer.py", line 9, in <module>', "    config = load(args.model_dir)", error]) + "\n")
+    events, _ = read_log_events(str(log), predictor.rules)
+    warning = next(m for m in events["message"] if "ccache" in m)   # as normalized: the path prefix is gone
+    key = predictor.miner.match(mask(warning))
+    assert key in predictor.healthy and predictor._routine(warning, "file_not_found")
+    assert not predictor._routine(error, "file_not_found")
+    verdict = predictor.diagnose(events, {"exit_code": 1})
+    # the filter, not the model's weights, keeps the warning out: every candidate line pulls alike
+    predictor.model.line_scores = lambda texts, *args, **kwargs: np.ones(len(texts))
+    texts = [e["text"] for e in predictor.evidence(events, verdict)]
+    assert texts and any("No such file or directory" in t for t in texts)
+    assert not any("ccache" in t for t in texts), texts
+    predictor.healthy = {}
+    assert any("ccache" in e["text"] for e in predictor.evidence(events, verdict))
+
+
 def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
     from pipeline.cli import _print_verdict
     base = {"path": "x.log", "source": "model", "evidence": [], "remedy": "check the path",
