@@ -506,6 +506,24 @@ def e_python_dependency_conflict(c: Ctx) -> str:
                   (f"{c.site}/jinja2/__init__.py", 12, "<module>", "from .environment import Environment"),
                   (f"{c.site}/jinja2/utils.py", 642, "<module>", "from markupsafe import Markup, escape, soft_unicode")])
         em.err(f"ImportError: cannot import name 'soft_unicode' from 'markupsafe' ({c.site}/markupsafe/__init__.py)")
+    elif c.fw == "base" and r.random() < 0.3:
+        # a toolkit pinned for an older Paddle, beside a Paddle that removed paddle.fluid: it breaks in its own
+        # files with the words of an API removal (the frames, not the words, say it is the package)
+        pkg, line = pick(r, (("paddlenlp/transformers/gpt/modeling.py", 24), ("paddlehub/compat/paddle_utils.py", 18),
+                             ("paddleseg/cvlibs/param_init.py", 15), ("ppdet/core/workspace.py", 31),
+                             ("paddleocr/ppocr/modeling/heads/rec_ctc_head.py", 21), ("visualdl/reader/reader.py", 27),
+                             ("x2paddle/core/program.py", 22)))
+        v = "toolkit_older_than_paddle"
+        top = pkg.split("/")[0]
+        py_tb(c, [(entry, pick(r, (3, 5, 11)), "<module>", f"from {'paddleocr' if top == 'paddleocr' else top} import *"
+                   if r.random() < 0.3 else f"import {top}"),
+                  (f"{c.site}/{top}/__init__.py", r.randrange(14, 40), "<module>", "from . import (transformers, utils)"
+                   if top == "paddlenlp" else "from .core import *"),
+                  (f"{c.site}/{pkg}", line, "<module>", pick(r, ("from paddle.fluid import layers",
+                                                                "import paddle.fluid as fluid",
+                                                                "from paddle.fluid.framework import in_dygraph_mode")))])
+        em.err(pick(r, ("ModuleNotFoundError: No module named 'paddle.fluid'",
+                        "AttributeError: module 'paddle' has no attribute 'fluid'")))
     elif (minor := int(c.python.split(".")[1])) >= 10 and r.random() < 0.25:
         # an old pin on a newer Python: the package imports what the standard library no longer has
         pkg, name = pick(r, (("imgaug/augmenters/meta.py", "Iterable"), ("visualdl/server/app.py", "Mapping"),

@@ -48,6 +48,12 @@ VENVS: dict[str, dict] = {
                                        "python-dateutil", "tzdata", "certifi", "charset-normalizer",
                                        "idna", "urllib3", "contourpy", "cycler", "fonttools",
                                        "kiwisolver", "pyparsing", "packaging"]]},
+    # PaddleNLP 2.5.2 (written for Paddle 2.4/2.5) beside Paddle 3.3.1: as pip resolves it today
+    # (huggingface_hub 1.x), and with the huggingface_hub it was written against
+    "paddle-3.3.1-apps": {"paddle_version": "3.3.1", "image": "ml-team/paddlenlp-finetune:3.3.1",
+                          "steps": [["paddlepaddle==3.3.1", "paddlenlp==2.5.2"]]},
+    "paddle-3.3.1-apps2": {"paddle_version": "3.3.1", "image": "ml-team/paddlenlp-finetune:3.3.1-r2",
+                           "steps": [["paddlepaddle==3.3.1", "paddlenlp==2.5.2", "huggingface_hub==0.11.1"]]},
     # `pip install --no-deps paddlepaddle` (+ only numpy/protobuf): Paddle's own deps missing
     "paddle-3.3.1-slim": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
                             "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
@@ -607,3 +613,15 @@ add("host_oom", "inference_batch_memory_cap", "paddle262", V262, PREDICTOR,
 add("host_oom", "container_memory_limit", "grow_cache_fluid185", F185, "host_oom/fluid_grow_cache.py",
     "Fluid 1.8.5 dygraph keeping activations alive under a 1500 MB memory cgroup: OOM-killed, no error text",
     memory_cap="1500M")
+
+# ----------------------------------------------------------------------------- third-party packages older than Paddle
+# A toolkit pinned for an older Paddle breaks inside its own files: the words read like an API removal or an
+# import error of the job's, the frames say it is the package (python_dependency_conflict: pin a matching pair).
+add("python_dependency_conflict", "toolkit_older_than_paddle", "hf_hub_too_new_paddle331", "paddle-3.3.1-apps",
+    "python_dependency_conflict/nlp_finetune.py",
+    "paddlenlp 2.5.2 with the huggingface_hub pip resolves today: ImportError cannot import name "
+    "'repo_type_and_id_from_hf_id' from 'huggingface_hub' inside paddlenlp")
+add("python_dependency_conflict", "toolkit_older_than_paddle", "fluid_removed_paddle331", "paddle-3.3.1-apps2",
+    "python_dependency_conflict/nlp_finetune.py",
+    "paddlenlp 2.5.2 (its own huggingface_hub pin) on Paddle 3.3.1: its gpt/modeling.py imports paddle.fluid, "
+    "ModuleNotFoundError No module named 'paddle.fluid' raised in site-packages/paddlenlp")
