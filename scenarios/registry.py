@@ -54,6 +54,12 @@ VENVS: dict[str, dict] = {
                           "steps": [["paddlepaddle==3.3.1", "paddlenlp==2.5.2"]]},
     "paddle-3.3.1-apps2": {"paddle_version": "3.3.1", "image": "ml-team/paddlenlp-finetune:3.3.1-r2",
                            "steps": [["paddlepaddle==3.3.1", "paddlenlp==2.5.2", "huggingface_hub==0.11.1"]]},
+    # PaddleOCR 2.7.3 (pins opencv-python <= 4.6, built against numpy 1.x) beside Paddle 3.3.1: as pip resolves
+    # it today (numpy 2), and with numpy < 2
+    "paddle-3.3.1-apps3": {"paddle_version": "3.3.1", "image": "ml-team/ocr-service:3.3.1",
+                           "steps": [["paddlepaddle==3.3.1", "paddleocr==2.7.3"]]},
+    "paddle-3.3.1-apps4": {"paddle_version": "3.3.1", "image": "ml-team/ocr-service:3.3.1-r2",
+                           "steps": [["paddlepaddle==3.3.1", "paddleocr==2.7.3", "numpy<2"]]},
     # `pip install --no-deps paddlepaddle` (+ only numpy/protobuf): Paddle's own deps missing
     "paddle-3.3.1-slim": {"paddle_version": "3.3.1", "image": "ml-team/paddle-infer:3.3.1-slim",
                             "steps": [["--no-deps", "paddlepaddle==3.3.1"], ["numpy", "protobuf"]]},
@@ -625,3 +631,14 @@ add("python_dependency_conflict", "toolkit_older_than_paddle", "fluid_removed_pa
     "python_dependency_conflict/nlp_finetune.py",
     "paddlenlp 2.5.2 (its own huggingface_hub pin) on Paddle 3.3.1: its gpt/modeling.py imports paddle.fluid, "
     "ModuleNotFoundError No module named 'paddle.fluid' raised in site-packages/paddlenlp")
+add("python_dependency_conflict", "opencv_numpy2_abi", "paddleocr_paddle331", "paddle-3.3.1-apps3",
+    "file_not_found/ocr_service.py",
+    "paddleocr 2.7.3 as pip resolves it beside Paddle 3.3.1: its opencv-python <= 4.6 was built against numpy 1.x, "
+    "numpy is 2.x: 'numpy.core.multiarray failed to import' raised from paddleocr's import of cv2")
+# The cluster has no route to the internet (as this capture machine: package registries only): a toolkit that
+# fetches its default model on first use fails to resolve the model host. The model is not in the container
+# and cannot come: file_not_found (mount the model directory, point the tool at it).
+add("file_not_found", "model_download_offline", "paddleocr_paddle331", "paddle-3.3.1-apps4",
+    "file_not_found/ocr_service.py",
+    "PaddleOCR(lang='ch') downloads ch_PP-OCRv4_det_infer.tar on first use; no DNS for paddleocr.bj.bcebos.com: "
+    "requests ConnectionError (NameResolutionError, Max retries exceeded)")

@@ -475,7 +475,7 @@ def test_a_shell_in_a_chinese_locale_names_signals_in_chinese():
 def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     """Forms grown from families the spot checks showed (feed checks of a static program, a recursion in the
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a toolkit
-    older than Paddle importing paddle.fluid in its own files, a TensorRT
+    older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
     signals in Chinese): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
@@ -499,6 +499,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              # a toolkit older than Paddle importing paddle.fluid in its own files (captured: toolkit_older_than_paddle)
              (S.e_python_dependency_conflict, "nlp", {"dep_conflict": "module"}, "2x_toolkit_older_than_paddle",
               "python_dependency_conflict"),
+             # weights to download, no route to their host (captured: model_download_offline)
+             (S.e_file_not_found, "det", {}, "2x_download_unreachable", "file_not_found"),
              (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"),
              (F.f_paddle_lite, "infer", {}, "paddle_lite_meta_version_logcat", "model_version_incompatible"),
              # Paddle-Lite's forms as captured (opt on a PIR model, an older opt, an unconverted model, no .nb)
