@@ -306,11 +306,12 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         ds = build_dataset(con, load_labels(labels_paths), rules)
         templates = con.execute("SELECT template_key, cluster_id, template, initial_template FROM templates "
                                 "ORDER BY cluster_id").fetchall()
-        healthy = healthy_templates(con, ds.labels)
+        train_params = params.get("train") or {}
+        healthy = healthy_templates(con, ds.labels, float(train_params.get("healthy_min_rate", 0.05)),
+                                    int(train_params.get("healthy_min_runs", 5)))
     if len(ds.labels) < 10:
         raise ValueError(f"only {len(ds.labels)} labeled runs are in the warehouse {db}: ingest their logs first")
     p = ModelParams.from_params(params)
-    train_params = params.get("train") or {}
     report, combiner = evaluation.run_protocol(ds, p, n_splits, seed, float(train_params.get("wrong_cost", 0.5)),
                                                bool(train_params.get("text_expert", True)) and p.use_rules)
 
