@@ -230,11 +230,13 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
              hosts: int = typer.Option(20), days: int = typer.Option(7), seed: int = typer.Option(1),
              start: str = typer.Option("2026-11-16", help="first day (YYYY-MM-DD)"),
              runs_per_host_day: float = typer.Option(3.0),
-             scale_lines: float = typer.Option(1.0, help="multiply progress output (big corpora)")):
+             scale_lines: float = typer.Option(1.0, help="multiply progress output (big corpora)"),
+             pastes: float = typer.Option(0.0, help="share of failed runs that also get a user's paste of "
+                                                   "their error (training corpora)")):
     """Write a deterministic simulated fleet (storage layout + labels.csv ground truth)."""
     from pipeline.simulate import simulate as run_simulation
     summary = run_simulation(out, hosts=hosts, days=days, seed=seed, start=start,
-                             runs_per_host_day=runs_per_host_day, scale_lines=scale_lines)
+                             runs_per_host_day=runs_per_host_day, scale_lines=scale_lines, pastes=pastes)
     print(f"simulated {summary.runs} runs, {summary.lines:,} lines into {out}")
 
 

@@ -32,6 +32,7 @@ SHAPES = "issue_log_shapes.jsonl"
 SPLIT = "split.csv"
 MASK = re.compile(r"<(N|DIR|SITE|HEX|TIME|DATE|IP|URL|EMAIL|UUID)>")
 VARIANTS = (0, 1, 2, 3, 4)
+CUTS = {3: "stop_early", 4: "last_lines"}   # how variants 3 and 4 cut the paste (simulate.user_cut)
 
 
 @dataclass(frozen=True)
@@ -247,21 +248,8 @@ def exit_code_for(case: RealCase, lines: list[str]) -> int:
     return 1
 
 
-def _cut(paste: list[str], variant: int, r) -> list[str]:
-    """What users do to pastes: stop early (variant 3: the first 50-90% of the lines, the last one
-    sometimes cut mid-line) or keep only the final error lines (variant 4: the last 1-3)."""
-    if variant == 3 and len(paste) >= 4:
-        kept = paste[:max(2, int(len(paste) * r.uniform(0.5, 0.9)))]
-        if r.random() < 0.5 and len(kept[-1]) > 20:
-            kept[-1] = kept[-1][:r.randrange(10, len(kept[-1]))]
-        return kept
-    if variant == 4 and len(paste) >= 2:
-        return paste[-r.randrange(1, min(3, len(paste)) + 1):]
-    return paste
-
-
 def render_case(case: RealCase, variant: int) -> RenderedLog:
-    paste = _cut(fill(case.lines, _rng(case, variant, "fill")), variant, _rng(case, variant, "cut"))
+    paste = S.user_cut(fill(case.lines, _rng(case, variant, "fill")), CUTS.get(variant), _rng(case, variant, "cut"))
     t0 = int(S.rng_for("realcase", case.id, "t0").uniform(1.70e9, 1.76e9)) * T.NS
     envelope = "plain"
     prefix: list[tuple[int, str, str]] = []

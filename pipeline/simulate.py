@@ -1,6 +1,6 @@
 """Deterministic simulator of a GPU fleet running PaddlePaddle containers (logs + ground truth).
 
-    simulate(out, hosts=20, days=7, seed=1, start="2026-11-16", runs_per_host_day=3.0, scale_lines=1.0)
+    simulate(out, hosts=20, days=7, seed=1, start="2026-11-16", runs_per_host_day=3.0, scale_lines=1.0, pastes=0.0)
         -> SimSummary(runs, lines, bytes, categories)
 
 Writes the storage layout of shared/design.md under ``out``:
@@ -8,6 +8,7 @@ Writes the storage layout of shared/design.md under ``out``:
     <host>/docker/containers/<cid>/<cid>-json.log[.1|.2.gz] + config.v2.json
     <host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log (+ <n>.log.meta.json with the run's metadata)
     <host>/files/<job>/train.log + train.log.meta.json
+    <host>/files/<job>/paste-<n>.log   with ``pastes`` > 0: what a user would paste of run <n> (paste_of)
     (container labels carry team, job, revision and dataset; an edited config shows in the command)
     inventory.csv   host, gpu_model, driver_version, cuda_driver_max, node_pool
     labels.csv      run_id, category, source (= simulated), scenario (= category/variant), note
@@ -37,7 +38,9 @@ import json
 import math
 import os
 import random
+import re
 import shutil
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -688,8 +691,9 @@ CRI_PARTIAL = 2048             # lines longer than this are written as P pieces 
 class LogWriter:
     """Streams formatted lines to a log file; docker logs can rotate (max-file 3, older files gzipped)."""
 
-    def __init__(self, path: Path, fmt: str, rotate_bytes: int = 0):
+    def __init__(self, path: Path, fmt: str, rotate_bytes: int = 0, keep_tail: int = 0):
         self.path, self.fmt, self.rotate_bytes = path, fmt, rotate_bytes
+        self.tail: deque[str] = deque(maxlen=keep_tail)   # the last lines' text (what a user would paste from)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fh = open(path, "w", encoding="utf-8", newline="\n")
         self.size = 0
@@ -701,6 +705,8 @@ class LogWriter:
 
     def write(self, batch: list) -> None:
         fmt = self.fmt
+        if self.tail.maxlen:
+            self.tail.extend(text for _, _, text in batch)
         parts = []
         if fmt == "docker":
             for t, stream, text in batch:
@@ -761,6 +767,44 @@ class LogWriter:
         return self.lines - self.dropped
 
 
+# --------------------------------------------------------------------------------------------------
+# What a user pastes into an issue thread from a run's log: the error it died of, not the whole log.
+# The real cases logml is judged on are such excerpts; a model that only ever saw whole container logs
+# (device banners, progress, launch lines) learns their presence, which excerpts never show.
+
+PASTE_TAIL = 400    # lines of a run kept in memory to cut an excerpt from
+_PASTE_START = re.compile(
+    r"^(?:Traceback \(most recent call last\):|-{20,}|Error Message Summary|FatalError:|terminate called|"
+    r"\*\*\* Aborted at|C\+\+ Traceback|\s*[\w.]*(?:Error|Exception)\b.*:|.*\b(?:Killed|Segmentation fault|core dumped)\b)")
+
+
+def user_cut(paste: list[str], how: str | None, r: random.Random) -> list[str]:
+    """What users do to pastes: stop early ("stop_early": the first 50-90% of the lines, the last one
+    sometimes cut mid-line) or keep only the final error lines ("last_lines": the last 1-3)."""
+    if how == "stop_early" and len(paste) >= 4:
+        kept = paste[:max(2, int(len(paste) * r.uniform(0.5, 0.9)))]
+        if r.random() < 0.5 and len(kept[-1]) > 20:
+            kept[-1] = kept[-1][:r.randrange(10, len(kept[-1]))]
+        return kept
+    if how == "last_lines" and len(paste) >= 2:
+        return paste[-r.randrange(1, min(3, len(paste)) + 1):]
+    return paste
+
+
+def paste_of(lines: list[str], failed: bool, r: random.Random) -> list[str]:
+    """The excerpt of a run's last lines a user would paste: for a failure, from the first error block
+    among the last 150 lines (a few lines before it, sometimes) to the end, now and then cut short;
+    for a healthy run, its last 5-40 lines."""
+    lines = [ln for ln in lines if ln.strip()]
+    if not failed:
+        return lines[-r.randrange(5, 40):]
+    first = next((i for i in range(max(0, len(lines) - 150), len(lines)) if _PASTE_START.match(lines[i])),
+                 max(0, len(lines) - 30))
+    paste = lines[max(0, first - r.choice((0, 0, 1, 3, 8))):]
+    u = r.random()
+    return user_cut(paste, "stop_early" if u < 0.15 else "last_lines" if u < 0.25 else None, r)
+
+
 def _write_json(path: Path, obj) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
@@ -811,8 +855,10 @@ def _ctx(seed: int, s: RunSpec, restart: int, em: T.Emitter, r: random.Random, s
 
 
 def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, t_start: int,
-            ids: dict, captured: dict | None = None) -> tuple[str, str, int, int]:
-    """Write one run (one container / restart). Returns (run_id, variant, lines, end_ns)."""
+            ids: dict, captured: dict | None = None, pastes: float = 0.0) -> tuple[str, str, int, int, str | None]:
+    """Write one run (one container / restart) and, with probability ``pastes`` (a quarter of that for
+    a healthy run), the excerpt of it a user would paste, as a plain file beside it.
+    Returns (run_id, variant, lines, end_ns, the excerpt's run_id or None)."""
     h, j, im = s.host, s.job, s.image
     r = rng_for(seed, "text", s.key, restart)
     hostname = ids["hostname"]
@@ -822,19 +868,21 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
     if captured and captured.get(s.category):
         ctx.extra["captured"] = captured[s.category]
     est_bytes = int(ctx.n_progress * (330 if s.fmt == "docker" else 240)) + 20000
+    rp = rng_for(seed, "paste", s.key, restart)   # its own stream: the fleet's logs do not depend on pastes
+    tail = PASTE_TAIL if pastes and rp.random() < (pastes if s.category != "no_failure" else pastes / 4) else 0
     if s.fmt == "docker":
         cid = ids["cid"]
         d = out / h.name / "docker" / "containers" / cid
         rot = int(est_bytes / r.uniform(1.4, 3.3)) if (s.long and r.random() < 0.85) else 0
-        w = LogWriter(d / f"{cid}-json.log", "docker", rotate_bytes=max(rot, 64 * 1024) if rot else 0)
+        w = LogWriter(d / f"{cid}-json.log", "docker", rotate_bytes=max(rot, 64 * 1024) if rot else 0, keep_tail=tail)
         run_id = f"{h.name}/docker/containers/{cid}"
     elif s.fmt == "cri":
         d = out / h.name / "pods" / ids["pod_dir"] / ids["container"]
-        w = LogWriter(d / f"{restart}.log", "cri")
+        w = LogWriter(d / f"{restart}.log", "cri", keep_tail=tail)
         run_id = f"{h.name}/pods/{ids['pod_dir']}/{ids['container']}/{restart}"
     else:
         d = out / h.name / "files" / ids["job_dir"]
-        w = LogWriter(d / "train.log", "plain")
+        w = LogWriter(d / "train.log", "plain", keep_tail=tail)
         run_id = f"{h.name}/files/{ids['job_dir']}/train.log"
     em.sink = w.write
     if s.category == "no_failure":
@@ -844,6 +892,12 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
         variant, code = T.render_run(ctx, s.category)
     em.flush()
     lines = w.close()
+    paste_id = None
+    if tail:
+        paste_id = f"{h.name}/files/{ids['job_dir']}/paste-{restart}.log"
+        (out / paste_id).parent.mkdir(parents=True, exist_ok=True)
+        with open(out / paste_id, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(paste_of(list(w.tail), s.category != "no_failure", rp)) + "\n")
     end = max(em.t, w.last_t) + r.randrange(50_000_000, 900_000_000)
     oom_killed = s.category == "host_oom" and T.host_oom_killed(variant)
     labels = {"team": j.team, "job": j.name, "gpus": "all" if s.gpus else "",
@@ -878,7 +932,7 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
             _write_json(d / f"{restart}.log.meta.json", meta)
         else:
             _write_json(d / "train.log.meta.json", meta)
-    return run_id, variant, lines, end
+    return run_id, variant, lines, end, paste_id
 
 
 def _ids(seed: int, s: RunSpec) -> dict:
@@ -993,7 +1047,7 @@ def load_captured(root: Path | None = None) -> dict[str, list[tuple[str, list[st
 
 
 def _render_spec(seed: int, s: RunSpec, out: Path, scale_lines: float,
-                 captured: dict | None = None) -> tuple[list, int]:
+                 captured: dict | None = None, pastes: float = 0.0) -> tuple[list, int]:
     """Render one planned run (and its kept restarts, for pods). Returns (label rows, lines)."""
     ids = _ids(seed, s)
     r = rng_for(seed, "restarts", s.key)
@@ -1005,27 +1059,34 @@ def _render_spec(seed: int, s: RunSpec, out: Path, scale_lines: float,
     for k, n in enumerate(restarts):
         if k == 0 and n > 0:
             t += (10 + r.randrange(0, 30)) * T.NS * 60
-        run_id, variant, lines, end = _render(seed, s, out, scale_lines, n, t, ids, captured)
+        run_id, variant, lines, end, paste_id = _render(seed, s, out, scale_lines, n, t, ids, captured, pastes)
         total += lines
         rows.append((run_id, s.category, "simulated", f"{s.category}/{variant}",
                      s.cause + (" (planted)" if s.planted else "")))
+        if paste_id:
+            rows.append((paste_id, s.category, "simulated", f"{s.category}/{variant}", f"excerpt of {run_id}"))
         t = end + (10 * 2 ** n + r.randrange(0, 10)) * T.NS
     return rows, total
 
 
 def _render_many(args) -> tuple[list, int]:
-    seed, specs, out, scale_lines, captured = args
+    seed, specs, out, scale_lines, captured, pastes = args
     rows, total = [], 0
     for s in specs:
-        rr, n = _render_spec(seed, s, out, scale_lines, captured)
+        rr, n = _render_spec(seed, s, out, scale_lines, captured, pastes)
         rows.extend(rr)
         total += n
     return rows, total
 
 
 def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
-             runs_per_host_day: float = 3.0, scale_lines: float = 1.0, workers: int | None = None) -> SimSummary:
+             runs_per_host_day: float = 3.0, scale_lines: float = 1.0, workers: int | None = None,
+             pastes: float = 0.0) -> SimSummary:
     """Write a simulated fleet's container logs + inventory.csv + labels.csv under `out` (deterministic).
+
+    pastes: the share of failed runs (a quarter of it for healthy ones) that also get the excerpt a user
+    would paste into an issue, as ``<host>/files/<job>/paste-<n>.log`` labeled like its run (a training
+    corpus; a fleet for the nightly keeps 0). The runs' own logs do not depend on it.
 
     workers: processes that render runs (None = one per CPU, up to 8, once the corpus is big enough to be
     worth it). The output does not depend on it.
@@ -1040,7 +1101,7 @@ def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, sta
     labels: list[tuple] = []
     total_lines = 0
     if workers <= 1 or len(specs) < 2:
-        rows, total_lines = _render_many((seed, specs, out, scale_lines, captured))
+        rows, total_lines = _render_many((seed, specs, out, scale_lines, captured, pastes))
         labels.extend(rows)
     else:
         import multiprocessing
@@ -1050,7 +1111,7 @@ def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, sta
         chunks = [[specs[i] for i in order[k::workers * 4]] for k in range(workers * 4)]
         ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            for rows, n in ex.map(_render_many, [(seed, ch, out, scale_lines, captured) for ch in chunks if ch]):
+            for rows, n in ex.map(_render_many, [(seed, ch, out, scale_lines, captured, pastes) for ch in chunks if ch]):
                 labels.extend(rows)
                 total_lines += n
     labels.sort()

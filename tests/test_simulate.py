@@ -5,6 +5,7 @@ import csv
 import gzip
 import hashlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from pipeline import simulate_bugs as B
 from pipeline import simulate_families as F
 from pipeline import simulate_text as T
-from pipeline.simulate import CATEGORIES, IMAGES, simulate, vt
+from pipeline.simulate import CATEGORIES, IMAGES, paste_of, simulate, vt
 
 CRI_RE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) (stdout|stderr) ([PF]) (.*)$")
 TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z$")
@@ -212,6 +213,56 @@ def test_scale_lines_multiplies_progress(tmp_path):
     b = simulate(tmp_path / "b", hosts=6, days=2, seed=4, scale_lines=4)
     assert a.runs == b.runs and a.categories == b.categories
     assert b.lines > 2 * a.lines
+
+
+def _is_slice_of(paste: list[str], lines: list[str]) -> bool:
+    """paste is a run of consecutive lines of ``lines`` (its last one possibly cut short)."""
+    for i in range(len(lines) - len(paste) + 1):
+        if lines[i:i + len(paste) - 1] == paste[:-1] and lines[i + len(paste) - 1].startswith(paste[-1]):
+            return True
+    return False
+
+
+def test_a_paste_starts_at_the_error_the_run_died_of():
+    log = [f"epoch 1 step {i} loss 0.{i}" for i in range(300)] + [
+        "Traceback (most recent call last):", '  File "train.py", line 3, in <module>', "ValueError: bad shape"]
+    whole = 0
+    for k in range(60):
+        paste = paste_of(log, True, random.Random(k))
+        assert paste and _is_slice_of(paste, log)
+        assert log.index(paste[0]) >= 300 - 8    # never more than a few lines before the traceback
+        whole += paste[0] in log[292:301] and paste[-1] == "ValueError: bad shape"
+    assert whole >= 36    # most pastes are the whole error; the rest are cut the way users cut them
+    for k in range(20):
+        tail = paste_of(log, False, random.Random(k))   # a healthy run: its last lines
+        assert 5 <= len(tail) < 40 and tail == log[-len(tail):]
+
+
+def test_pastes_are_excerpts_of_their_runs_and_leave_the_fleet_as_it_was(tmp_path):
+    simulate(tmp_path / "a", hosts=6, days=3, seed=3)
+    simulate(tmp_path / "b", hosts=6, days=3, seed=3, pastes=1.0)
+    da, db = tree_digest(tmp_path / "a"), tree_digest(tmp_path / "b")
+    assert {k: v for k, v in db.items() if "/paste-" not in k and k != "labels.csv"} == \
+        {k: v for k, v in da.items() if k != "labels.csv"}
+    runs, rows = read_csv(tmp_path / "a" / "labels.csv"), read_csv(tmp_path / "b" / "labels.csv")
+    pastes = {r["note"].removeprefix("excerpt of "): r for r in rows if "/paste-" in r["run_id"]}
+    assert [r for r in rows if "/paste-" not in r["run_id"]] == runs
+    failed = [r for r in runs if r["category"] != "no_failure"]
+    assert failed and all(r["run_id"] in pastes for r in failed)         # every failed run, pastes=1.0
+    assert 0 < len(pastes) - len(failed) < len(runs) - len(failed)       # and some healthy ones
+    checked = 0
+    for r in runs:
+        p = pastes.get(r["run_id"])
+        if p is None:
+            continue
+        assert (p["category"], p["scenario"]) == (r["category"], r["scenario"])
+        assert p["run_id"].split("/")[0] == r["run_id"].split("/")[0]   # same host: same CV group
+        if r["run_id"].endswith("/train.log"):
+            log = [ln for ln in (tmp_path / "b" / r["run_id"]).read_text(encoding="utf-8").split("\n") if ln.strip()]
+            paste = (tmp_path / "b" / p["run_id"]).read_text(encoding="utf-8").rstrip("\n").split("\n")
+            assert len(paste) <= len(log) and _is_slice_of(paste, log)
+            checked += 1
+    assert checked >= 3
 
 
 def test_captured_blocks_are_reused(tmp_path, monkeypatch):
