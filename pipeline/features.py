@@ -49,6 +49,9 @@ HEAD_EVENTS = 200         # and its first events, where banners and the command 
 # look alike, and the model learns the constant text (error classes, Paddle's messages, module paths)
 # instead of one machine's numbers. Short numbers stay: error codes and versions carry the signal.
 _SHAPE_RULES = tuple((re.compile(p), r) for p, r in (
+    # a notebook cell is the job's own file whatever IPython calls it ("<ipython-input-4-9c1f..>", "Cell In[4]");
+    # its words ("input") must not read like an error about an op's Input
+    (r"<ipython-input-\d+-[0-9a-fA-F]+>|\bCell In\s*\[\d*\]", "<CELL>"),
     (r"\b(?:https?|ftp)://\S+", "<URL>"),
     (r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b", "<EMAIL>"),
     (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<UUID>"),

@@ -110,3 +110,14 @@ def test_device_facts_compare_what_regexes_cannot():
     assert version_facts("GPU Compute Capability: 12.0, Driver API Version: 12.8, Runtime API Version: 11.8") \
         == ["driver_covers_runtime", "cc_new"]
     assert version_facts("no device line at all") == []
+
+
+def test_a_notebook_cell_reads_the_same_whatever_ipython_calls_it():
+    """IPython 7 names a cell "<ipython-input-4-9c1f..>", IPython 8 "Cell In[4]": one shape, and no word
+    of it ("input") that an op's "Input(X)" error also has."""
+    def focus(name):
+        return feats(["Traceback (most recent call last):", f'  File "{name}", line 33, in <module>',
+                      "    dist.init_parallel_env()", "OSError: (External) NCCL error(2), unhandled system error."]).focus
+    old, new = focus("<ipython-input-4-9c1f2e3d4b5a>"), focus("Cell In[4]")
+    assert old == new and "input" not in old.lower() and "<CELL>" in old
+    assert focus("train.py") != old    # a script keeps its name
