@@ -173,7 +173,7 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
                      r"make\[\d+\]|setup\.py (?:build|install)|gcc: |g\+\+: "),
     ("deploy_distributed", r"paddle\.distributed|fleet|launch_utils|LAUNCH INFO|init_parallel_env|"
                            r"NCCL|nccl|gloo|BKCL|pserver|trainer_id|PADDLE_TRAINER|workerlog|brpc|grpc"),
-    ("deploy_notebook", r"ipython-input|In \[\d+\]:|^>>> |Traceback \(most recent call last\)<|<stdin>"),
+    ("deploy_notebook", r"ipython-input|\bCell In\s*\[\d+\]|In \[\d+\]:|^>>> |Traceback \(most recent call last\)<|<stdin>"),
     ("os_windows", r"[A-Z]:\\\\|\.dll\b|\.pyd\b|Windows|Anaconda3\\\\|\\\\site-packages"),
     ("os_mac", r"Mac OS|darwin|DYLD_|\bM1\b|arm64-apple"),
     # devices the run saw

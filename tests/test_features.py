@@ -120,4 +120,6 @@ def test_a_notebook_cell_reads_the_same_whatever_ipython_calls_it():
                       "    dist.init_parallel_env()", "OSError: (External) NCCL error(2), unhandled system error."]).focus
     old, new = focus("<ipython-input-4-9c1f2e3d4b5a>"), focus("Cell In[4]")
     assert old == new and "input" not in old.lower() and "<CELL>" in old
+    assert all("deploy_notebook" in feats([f'  File "{name}", line 2, in <module>', "KeyError: 'x'"]).context.split()
+               for name in ("<ipython-input-4-9c1f2e3d4b5a>", "Cell In[4]"))
     assert focus("train.py") != old    # a script keeps its name
