@@ -286,6 +286,11 @@ def _print_strategies(metrics: dict) -> None:
     floor = (metrics.get("combiner") or {}).get("floor")
     _print_frame(pd.DataFrame(rows), False, f"{metrics.get('model_version', '')}: open-set floor {floor}, "
                                             f"{metrics['n_runs']} runs")
+    rep = metrics.get("real_cv_repeats") or {}
+    if len(rep.get("seeds", ())) > 1:
+        print(f"real_cv over fold seeds {rep['seeds']}: " + ", ".join(
+            f"{name} {rep[name + '_mean']} ({rep[name + '_range'][0]}-{rep[name + '_range'][1]})"
+            for name in ("accuracy", "unseen_rules_accuracy", "model_only_accuracy") if name + "_mean" in rep))
 
 
 @app.command()

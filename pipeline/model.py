@@ -313,7 +313,8 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         raise ValueError(f"only {len(ds.labels)} labeled runs are in the warehouse {db}: ingest their logs first")
     p = ModelParams.from_params(params)
     report, combiner = evaluation.run_protocol(ds, p, n_splits, seed, float(train_params.get("wrong_cost", 0.5)),
-                                               bool(train_params.get("text_expert", True)) and p.use_rules)
+                                               bool(train_params.get("text_expert", True)) and p.use_rules,
+                                               int(train_params.get("cv_repeats", 1)))
 
     shipped = np.ones(len(ds.y), dtype=bool) if train_params.get("ship_with_test", True) else \
         ~(ds.mask("real") & ds.mask(split="test"))
@@ -387,6 +388,8 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, m
                        "captured_transfer"):
             for mode, s in (metrics.get(scheme) or {}).items():
                 _flat(f"{scheme}_{mode}", {k: v for k, v in s.items() if k not in ("wrong_share_by_predicted",)}, flat)
+        repeats = metrics.get("real_cv_repeats") or {}
+        flat.update({f"real_cv_repeats_{k}".replace(".", ""): float(v) for k, v in repeats.items() if k.endswith("_mean")})
         mlflow.log_metrics(flat)
         with tempfile.TemporaryDirectory() as tmp:
             for scheme in ("real_cv", "real_test"):

@@ -82,6 +82,14 @@ def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlf
     assert runs and "real_cv_combined_accuracy" in runs[0].data.metrics
     assert "real_test_rules_only_accuracy" in runs[0].data.metrics
     assert "real_cv_combined_calibration_ece" in runs[0].data.metrics
+    # the dev CV drawn again with other fold seeds; the first draw is the one reported above
+    rep = metrics["real_cv_repeats"]
+    assert rep["seeds"] == [0, 1, 2] and len(rep["accuracy"]) == len(rep["unseen_rules_accuracy"]) == 3
+    assert rep["accuracy"][0] == real_cv["accuracy"] and rep["unseen_rules_accuracy"][0] == unseen["combined"]["accuracy"]
+    assert rep["accuracy_range"][0] <= rep["accuracy_mean"] <= rep["accuracy_range"][1]
+    assert runs[0].data.metrics["real_cv_repeats_accuracy_mean"] == rep["accuracy_mean"]
+    from pipeline.model import compact_metrics
+    assert compact_metrics(metrics)["real_cv_repeats"]["accuracy_mean"] == rep["accuracy_mean"]
     assert client.get_registered_model("logml-root-cause").name == "logml-root-cause"
     artifacts = {a.path for a in client.list_artifacts(runs[0].info.run_id)}
     assert {"confusion_real_cv.png", "confusion_real_test.png", "metrics.json"} <= artifacts
