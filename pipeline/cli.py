@@ -232,11 +232,14 @@ def simulate(out: Path = typer.Option(..., help="output folder (storage layout)"
              runs_per_host_day: float = typer.Option(3.0),
              scale_lines: float = typer.Option(1.0, help="multiply progress output (big corpora)"),
              pastes: float = typer.Option(0.0, help="share of failed runs that also get a user's paste of "
-                                                   "their error (training corpora)")):
+                                                   "their error (training corpora)"),
+             min_per_category: Optional[int] = typer.Option(None, help="plant failures until each category has "
+                                                            "this many runs (training corpora)")):
     """Write a deterministic simulated fleet (storage layout + labels.csv ground truth)."""
     from pipeline.simulate import simulate as run_simulation
     summary = run_simulation(out, hosts=hosts, days=days, seed=seed, start=start,
-                             runs_per_host_day=runs_per_host_day, scale_lines=scale_lines, pastes=pastes)
+                             runs_per_host_day=runs_per_host_day, scale_lines=scale_lines, pastes=pastes,
+                             min_per_category=min_per_category)
     print(f"simulated {summary.runs} runs, {summary.lines:,} lines into {out}")
 
 

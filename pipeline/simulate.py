@@ -980,8 +980,11 @@ def _poisson(r: random.Random, lam: float) -> int:
 
 
 def plan(hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
-         runs_per_host_day: float = 3.0) -> tuple[list[Host], list[RunSpec]]:
-    """The fleet and every planned run (outcomes decided, missing categories planted). Writes nothing."""
+         runs_per_host_day: float = 3.0, min_per_category: int | None = None) -> tuple[list[Host], list[RunSpec]]:
+    """The fleet and every planned run (outcomes decided, missing categories planted). Writes nothing.
+
+    min_per_category: plant failures until every category has this many runs (None: a few, by fleet size).
+    """
     fleet = build_fleet(hosts, seed)
     t0 = int(dt.datetime.fromisoformat(start).replace(tzinfo=dt.timezone.utc).timestamp()) * T.NS
     specs = []
@@ -989,7 +992,8 @@ def plan(hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16
         for day in range(days):
             n = _poisson(rng_for(seed, "count", h.name, day), runs_per_host_day)
             specs.extend(plan_run(seed, h, day, i, t0) for i in range(n))
-    minimum = 0 if len(specs) < 120 else min(4, max(1, len(specs) // 100))   # 20 hosts x 7 days -> 4
+    minimum = min_per_category if min_per_category is not None else \
+        0 if len(specs) < 120 else min(4, max(1, len(specs) // 100))   # 20 hosts x 7 days -> 4
     plant(specs, seed, minimum)
     return fleet, specs
 
@@ -1081,19 +1085,23 @@ def _render_many(args) -> tuple[list, int]:
 
 def simulate(out: str | Path, hosts: int = 20, days: int = 7, seed: int = 1, start: str = "2026-11-16",
              runs_per_host_day: float = 3.0, scale_lines: float = 1.0, workers: int | None = None,
-             pastes: float = 0.0) -> SimSummary:
+             pastes: float = 0.0, min_per_category: int | None = None) -> SimSummary:
     """Write a simulated fleet's container logs + inventory.csv + labels.csv under `out` (deterministic).
 
     pastes: the share of failed runs (a quarter of it for healthy ones) that also get the excerpt a user
     would paste into an issue, as ``<host>/files/<job>/paste-<n>.log`` labeled like its run (a training
     corpus; a fleet for the nightly keeps 0). The runs' own logs do not depend on it.
 
+    min_per_category: a training corpus plants failures (healthy runs given a real cause: a smaller memory
+    limit, an unmounted volume, another image, ...) until each category has this many runs, since a fleet's
+    own rates leave rare causes with a handful of examples.
+
     workers: processes that render runs (None = one per CPU, up to 8, once the corpus is big enough to be
     worth it). The output does not depend on it.
     """
     out = Path(out)
     _prepare_out(out)
-    fleet, specs = plan(hosts, days, seed, start, runs_per_host_day)
+    fleet, specs = plan(hosts, days, seed, start, runs_per_host_day, min_per_category)
     captured = load_captured()
     est_lines = sum(s.progress for s in specs) * scale_lines * 1.3
     if workers is None:

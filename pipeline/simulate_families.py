@@ -5,6 +5,7 @@ mixes them into a category's renderer (``pipeline.simulate_failures.ERRORS``).
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from pipeline.simulate_text import (
@@ -346,6 +347,80 @@ def f_rpc_pserver(c: Ctx) -> str:
                 f"[R2][E112]Not connected to {ep} yet [R3][E112]Not connected to {ep} yet")
         em.glog("E", "fleet.cc:321", "fleet pull sparse failed, status[-1]")
     return f"rpc_{v}"
+
+
+def _mpi_lines(c: Ctx, rank: int, stream: str, texts) -> None:
+    """OpenMPI's --timestamp-output --tag-output framing: every line of rank R says when and which rank printed it."""
+    em = c.em
+    for t in texts:
+        when = time.strftime("%a %b %e %H:%M:%S %Y", time.gmtime(em.unix()))
+        em.line(f"{when}[1,{rank}]<{stream}>:{t}", stream)
+
+
+def _glog_text(c: Ctx, loc: str, msg: str, frames: tuple) -> list:
+    stack = ["*** Check failure stack trace: ***"] + [f"    @     {c.hexaddr()}  {f}" for f in (
+        "google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
+        "google::LogMessageFatal::~LogMessageFatal()", *frames)]
+    return [f"F{c.em.ts_glog()} {c.rng.randrange(100, 40000):5d} {loc}] {msg}"] + stack
+
+
+def f_mpi_cluster(c: Ctx) -> str:
+    """Parameter-server jobs started by mpirun (v1 and Fluid clusters): the socket layer fails on some ranks,
+    and every line carries MPI's timestamp and [1,rank] tag, so nothing reads like a Paddle error summary."""
+    r = c.rng
+    ranks = r.sample(range(1, 120), 8)
+    peer = (c.rank_ips or ["10.10.0.3"])[-1]
+    v = wpick(r, [(1, "bind_in_use"), (1 if c.gen == "1x" else 0.3, "v1_refused"), (1, "channel_reset"), (1, "grpc_abort")])
+    if v == "bind_in_use":   # the rendezvous http_server of the job cannot take its port: another job holds it
+        py2 = c.gen == "1x" and r.random() < 0.7
+        lib = "/usr/lib/python2.7" if py2 else f"/usr/lib/python{c.python}"
+        frames = [("./http_server.py", pick(r, (41, 58)), "<module>", "server = ThreadingSimpleServer(('', port), SimpleHTTPRequestHandler)")]
+        frames += ([(f"{lib}/SocketServer.py", 420, "__init__", "self.server_bind()"),
+                    (f"{lib}/BaseHTTPServer.py", 108, "server_bind", "SocketServer.TCPServer.server_bind(self)"),
+                    (f"{lib}/SocketServer.py", 434, "server_bind", "self.socket.bind(self.server_address)"),
+                    (f"{lib}/socket.py", 228, "meth", "return getattr(self._sock,name)(*args)")] if py2 else
+                   [(f"{lib}/socketserver.py", 452, "__init__", "self.server_bind()"),
+                    (f"{lib}/http/server.py", 136, "server_bind", "socketserver.TCPServer.server_bind(self)"),
+                    (f"{lib}/socketserver.py", 466, "server_bind", "self.socket.bind(self.server_address)")])
+        tb = ["Traceback (most recent call last):"]
+        for path, ln, fn, code in frames:
+            tb += [f'  File "{path}", line {ln}, in {fn}', f"    {code}"]
+        _mpi_lines(c, ranks[0], "stderr", tb + [f"{'socket.error' if py2 else 'OSError'}: [Errno 98] Address already in use"])
+    elif v == "v1_refused":
+        _mpi_lines(c, ranks[1], "stderr", [f"+ python conf/trainer_config.conf --port={r.randrange(7000, 9000)}"])
+        _mpi_lines(c, ranks[0], "stderr", _glog_text(c, f"LightNetwork.cpp:{pick(r, (397, 399))}", pick(r, (
+            "connection refused by pserver, maybe pserver failed!", f"Check failed: error >= 0 ERROR connecting to {peer}: "
+            "Connection refused [111]")), ("paddle::SocketClient::TcpClient()", "paddle::SocketClient::SocketClient()",
+                                           "paddle::ParameterClient2::init()", "paddle::RemoteParameterUpdater::init()",
+                                           "ParameterUpdater::init()", "_wrap_ParameterUpdater_init")))
+    elif v == "channel_reset":
+        _mpi_lines(c, ranks[0], "stderr", [f"+ ./paddle_pserver2 --num_gradient_servers={r.randrange(8, 128)} --nics=xgbe0 "
+                                           f"--port={r.randrange(7000, 9000)} --ports_num=1 --rdma_tcp=tcp"])
+        for k in ranks[1:r.randrange(3, 8)]:
+            _mpi_lines(c, k, "stderr", [f"F{c.em.ts_glog()} {r.randrange(100, 40000):5d} SocketChannel.cpp:54] Check failed: "
+                                        f"len >= 0  peer={peer}: Connection reset by peer [104]"])
+    else:
+        ep = f"{peer}:{6170 + r.randrange(4)}"
+        _mpi_lines(c, ranks[0], "stdout", _glog_text(c, f"grpc_client.cc:{pick(r, (288, 418))}", f"SendRPC name:[fc_"
+                                                     f"{r.randrange(9)}.w_0@GRAD], ep:[{ep}], status:[-1] meets grpc error, "
+                                                     "error_code:14 error_message:OS Error error_details:",
+                                                     ("paddle::operators::distributed::GRPCClient::Proceed()",
+                                                      "execute_native_thread_routine", "start_thread", "__clone")))
+        _mpi_lines(c, ranks[0], "stderr", ["+ trainer_ret=134", "+ popd"])
+        _mpi_lines(c, ranks[0], "stdout", [f"./job/start_trainer.sh: line {r.randrange(60, 140)}: {r.randrange(900, 60000)} "
+                                           "Aborted                 (core dumped) python train.py"])
+    return f"mpi_{v}"
+
+
+def f_etcd_store(c: Ctx) -> str:
+    """Elastic and fault-tolerant jobs keep their rendezvous in etcd; a wrong or empty endpoint only retries."""
+    r, em = c.rng, c.em
+    host = pick(r, ("", "etcd-0.etcd", (c.rank_ips or ["10.10.0.3"])[0]))
+    for _ in range(r.randrange(4, 20)):
+        em.err(f'time="{em.ts_iso().replace(" ", "T")}Z" level=error msg="connect to etcd error: dial tcp {host}:2379: '
+               f'getsockopt: connection refused"')
+        em.adv(10)
+    return "etcd_store"
 
 
 def f_bkcl(c: Ctx) -> str:
@@ -718,7 +793,8 @@ FAMILIES = {
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
     "host_oom": ((lambda c: 1.5, f_host_alloc_python),),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
-                                 (lambda c: 0.3, f_bkcl)),
+                                 (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
+                                 (lambda c: 0.3, f_etcd_store)),
     "native_crash": ((lambda c: 0.8 if c.major >= 2 else 0, f_signal_no_stack), (lambda c: 1 if c.gen == "1x" else 0.3, f_fluid_init_signal),
                      (lambda c: 0.5, f_glibc_backtrace)),
     "model_version_incompatible": ((lambda c: 0.8, f_paddle_lite), (lambda c: 0.8, f_op_not_registered_old),

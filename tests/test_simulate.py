@@ -474,6 +474,7 @@ FAMILY_PHRASES = {
     "f_paddle_lite": ("Paddle-Lite", "/lite/", "This model is not supported"), "f_lite_model_missing": "Unable to open file", "f_op_not_registered_old": "", "f_predictor_version": "PREDICTOR VERSION",
     "f_native_predictor_model": "NativePaddlePredictor", "f_dataset_path_checks": "", "f_libstdcxx_glibcxx": "not found",
     "f_libssl11": "Can not import paddle core", "f_dll_load_failed": "DLL load failed", "f_third_party_api": "", "f_shm_more": "",
+    "f_mpi_cluster": "]<std", "f_etcd_store": "connect to etcd error",
 }
 
 
