@@ -23,7 +23,7 @@ DEFAULTS: dict = {
                "mask_cache": 120_000, "shape_cache": 100_000, "buffer_events": 50_000},
     "model": {},
     "train": {"splits": 4, "seed": 0, "cv_repeats": 3, "wrong_cost": 0.5, "ship_with_test": True},
-    "train_corpus": {"hosts": 24, "days": 10, "seed": 7, "pastes": 1.0},
+    "train_corpus": {"hosts": 24, "days": 30, "seed": 7, "pastes": 1.0, "min_per_category": 40},
     "mining": {"sim_th": 0.65, "depth": 5, "max_children": 100, "extra_delimiters": ["=", ","],
                "route_masked": True, "route_names": False, "fallback_search": False, "similarity": "drain3", "join_variable_runs": True},
 }

@@ -893,7 +893,9 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
     em.flush()
     lines = w.close()
     paste_id = None
-    if tail:
+    # a silent kill leaves a tail that reads as healthy: as a paste labeled with its cause it would teach
+    # that healthy output means a failure (the container's exit code and OOMKilled tell it; a paste has neither)
+    if tail and not T.leaves_no_trace(s.category, variant):
         paste_id = f"{h.name}/files/{ids['job_dir']}/paste-{restart}.log"
         (out / paste_id).parent.mkdir(parents=True, exist_ok=True)
         with open(out / paste_id, "w", encoding="utf-8", newline="\n") as f:

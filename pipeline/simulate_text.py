@@ -1237,6 +1237,12 @@ def exit_code_for(category: str, variant: str) -> int:
     return 1
 
 
+def leaves_no_trace(category: str, variant: str) -> bool:
+    """A failure whose log shows nothing of it: the OOM killer's SIGKILL mid-output (only docker's exit code
+    and OOMKilled say it). A user's paste of such a log is a healthy-looking tail."""
+    return category == "host_oom" and variant.split("+")[0] == "cut_off"
+
+
 def host_oom_killed(variant: str) -> bool:
     """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
     return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed")
