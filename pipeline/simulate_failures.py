@@ -735,7 +735,10 @@ def e_file_not_found(c: Ctx) -> str:
     elif v == "load_op_1x":
         py_tb(c, frames_user(c, deep=False))
         em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "RuntimeError: ")
-        cpp_tb_1x(c, cpp_frames(c, "exec", 4), [f"Error: Cannot open file {md}/__model__ for load op at "
+        # the program file, or one of the parameter files a load op reads beside it
+        what = pick(r, ("__model__", "__model__", f"fc_{r.randrange(4)}.b_0", f"conv2d_{r.randrange(40)}.w_0",
+                        f"batch_norm_{r.randrange(40)}.w_1"))
+        cpp_tb_1x(c, cpp_frames(c, "exec", 4), [f"Error: Cannot open file {md}/{what} for load op at "
                                                  "(/paddle/paddle/fluid/operators/load_op.h:37)", ""])
     else:
         cfg = pick(r, ("configs/rec/PP-OCRv4/ch_PP-OCRv4_rec.yml", "/etc/job/config.yaml", "configs/ppyoloe/ppyoloe_plus_crn_l_80e_coco.yml"))

@@ -265,8 +265,20 @@ def f_alloc_traceback_only(c: Ctx) -> str:
 def f_host_alloc_python(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "numpy_unable"), (1, "bare_memoryerror"), (1, "posix_memalign"), (1, "dataloader_killed"),
-                  (1, "errno12"), (0.6 if c.job in ("infer", "serving") else 0, "lite_malloc")])
-    if v == "lite_malloc":    # Paddle-Lite's host allocator on a small box: a fatal check, then abort
+                  (1, "errno12"), (0.6 if c.job in ("infer", "serving") else 0, "lite_malloc"), (0.5, "logged_unable"),
+                  (0.5 if c.major >= 2 else 0, "jit_save")])
+    if v == "logged_unable":  # an application logger reports numpy's message; the class name never shows
+        em.err(f"{em.ts_comma().replace(',', '.')} | ERROR    | {pick(r, ('app.pipeline', 'tools.cli', 'service.worker'))}:"
+               f"{pick(r, ('parse_doc', 'run', 'predict'))}:{r.randrange(30, 200)} - Unable to allocate "
+               f"{r.uniform(9, 900):.1f} MiB for an array with shape ({r.randrange(2, 8)}, {r.randrange(200, 900)}, "
+               f"{r.randrange(200, 2000)}) and data type float32")
+        py_tb(c, frames_user(c, deep=False))
+    elif v == "jit_save":      # exporting a model (dygraph-to-static) needs the whole program in host memory
+        py_tb(c, frames_user(c, deep=False))
+        em.block(["MemoryError: In user code:", "", f'    File "tools/export_model.py", line {r.randrange(60, 120)}, in <module>',
+                  f'    File "{c.pkg}/{"fluid/dygraph/jit.py" if c.paddle < "2.5" else "jit/api.py"}", line '
+                  f'{pick(r, (680, 744, 941))}, in save', ""])
+    elif v == "lite_malloc":    # Paddle-Lite's host allocator on a small box: a fatal check, then abort
         em.err(f"[F {em.ts_short()}.{em.millis():03d} ...ite/lite/core/target_wrapper.cc:29 Malloc] Check failed: p: Error "
                f"occurred in TargetWrapper::Malloc period: no enough for mallocing {r.randrange(8, 900) * 2**20} bytes.")
         em.err(c.shell("Aborted (core dumped)"))
@@ -299,6 +311,27 @@ def f_host_alloc_python(c: Ctx) -> str:
     if c.chinese and r.random() < 0.4:
         em.out("训练异常退出：内存不足")
     return f"host_alloc_{v}"
+
+
+def f_build_killed(c: Ctx) -> str:
+    """Custom ops compiled when the container starts: the OOM killer takes a compiler, and make says why it stopped."""
+    r, em = c.rng, c.em
+    pct = r.randrange(3, 60)
+    for k in range(r.randrange(3, 12)):
+        em.out(pick(r, (f"[{pct:3d}%] Building CXX object custom_ops/CMakeFiles/{pick(r, ('rotated_iou', 'nms', 'roi_pool'))}"
+                        f".dir/{pick(r, ('op.cc', 'kernel.cu', 'util.cc'))}.o", f"[{pct:3d}%] Linking CXX shared library "
+                        f"lib{pick(r, ('custom_ops', 'fused_ops'))}.so", f"Scanning dependencies of target op_{k}")))
+    cc = pick(r, ("c++", "g++", "x86_64-linux-gnu-g++"))
+    em.err(f"{cc}: fatal error: Killed signal terminated program cc1plus", "compilation terminated.")
+    if r.random() < 0.5:
+        em.err(f"make[2]: *** [custom_ops/CMakeFiles/ops.dir/build.make:{r.randrange(60, 300)}: custom_ops/op.cc.o] Error 1",
+               f"make[1]: *** [CMakeFiles/Makefile2:{r.randrange(90, 2000)}: custom_ops/all] Error 2",
+               "make[1]: *** Waiting for unfinished jobs....")
+    else:
+        em.err("ninja: build stopped: subcommand failed.")
+        py_tb(c, [(f"{c.workdir}/setup_ops.py", r.randrange(10, 40), "<module>", "setup(")])
+        em.err("RuntimeError: Error compiling objects for extension")
+    return "build_killed"
 
 
 # ---- distributed_comm_failure
@@ -791,7 +824,7 @@ FAMILIES = {
                           f_trt_version_mismatch)),
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
-    "host_oom": ((lambda c: 1.5, f_host_alloc_python),),
+    "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed)),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
                                  (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
                                  (lambda c: 0.3, f_etcd_store)),

@@ -1220,8 +1220,9 @@ def exit_code_for(category: str, variant: str) -> int:
     if category == "host_oom":
         # the OOM killer SIGKILLs (137); an allocation that fails in the process raises instead, and a killed
         # DataLoader worker makes the trainer raise (1)
-        return 134 if "bad_alloc" in variant or "lite_malloc" in variant else 137 if host_oom_killed(variant) and "dataloader_killed" not in variant \
-            else 1
+        # a compiler the OOM killer took fails the build (make: 2)
+        return 134 if "bad_alloc" in variant or "lite_malloc" in variant else 2 if "build_killed" in variant else \
+            137 if host_oom_killed(variant) and "dataloader_killed" not in variant else 1
     if category == "native_crash":
         return 139 if "segv" in variant else 132 if "illegal" in variant else 136 if "sigfpe" in variant else 134
     if category == "shm_exhausted" and "bus_core" in variant:
@@ -1245,7 +1246,7 @@ def leaves_no_trace(category: str, variant: str) -> bool:
 
 def host_oom_killed(variant: str) -> bool:
     """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
-    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed")
+    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed", "build_killed")
 
 
 def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:

@@ -478,7 +478,7 @@ FAMILY_PHRASES = {
     "f_paddle_lite": ("Paddle-Lite", "/lite/", "This model is not supported"), "f_lite_model_missing": "Unable to open file", "f_op_not_registered_old": "", "f_predictor_version": "PREDICTOR VERSION",
     "f_native_predictor_model": "NativePaddlePredictor", "f_dataset_path_checks": "", "f_libstdcxx_glibcxx": "not found",
     "f_libssl11": "Can not import paddle core", "f_dll_load_failed": "DLL load failed", "f_third_party_api": "", "f_shm_more": "",
-    "f_mpi_cluster": "]<std", "f_etcd_store": "connect to etcd error",
+    "f_mpi_cluster": "]<std", "f_etcd_store": "connect to etcd error", "f_build_killed": "Killed signal terminated program",
 }
 
 
@@ -503,6 +503,7 @@ def test_new_exit_codes():
     assert T.exit_code_for("host_oom", "host_alloc_numpy_unable") == 1 and not T.host_oom_killed("host_alloc_numpy_unable")
     assert T.exit_code_for("host_oom", "host_alloc_dataloader_killed") == 1
     assert T.host_oom_killed("host_alloc_dataloader_killed")
+    assert T.exit_code_for("host_oom", "build_killed") == 2 and T.host_oom_killed("build_killed")
     assert T.exit_code_for("distributed_comm_failure", "wait_forever+other_rank") == 143
     assert T.exit_code_for("gpu_not_visible", "enable_gpu_cpu_build+segv") == 139
     assert T.exit_code_for("unknown", "2x_deadline_sigterm") == 143
