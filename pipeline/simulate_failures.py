@@ -12,6 +12,7 @@ from pipeline.simulate_families import with_families
 from pipeline.simulate_text import (
     CUDA_HINT35,
     DYNLOAD_SUGGEST,
+    GLOG_FAIL_FRAMES,
     Ctx,
     cpp_frames,
     cpp_tb_1x,
@@ -51,8 +52,7 @@ def e_cuda_driver_too_old(c: Ctx) -> str:
     if v == "glog_check_failed":
         glog_fatal(c, f"device_context.cc:{pick(r, (200, 243))}", "Check failed: e == cudaSuccess (35 vs. 0) CUDA driver "
                    "version is insufficient for CUDA runtime version",
-                   ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
-                    "google::LogMessageFatal::~LogMessageFatal()", "paddle::platform::GetCUDADeviceCount()",
+                   [*GLOG_FAIL_FRAMES, "paddle::platform::GetCUDADeviceCount()",
                     "paddle::platform::CUDADeviceContext::CUDADeviceContext()", "paddle::framework::InitDevices()"])
         return f"{c.gen}_glog_check_failed"
     if v == "compat804":
@@ -626,8 +626,7 @@ def e_native_crash(c: Ctx) -> str:
                    pick(r, ("Check failed: ctx.InputRangeAt(i).first < ctx.InputRangeAt(i).second ",
                             "Check failed: holder_ != nullptr Tensor holds no memory. Call Tensor::mutable_data first.",
                             "Check failed: 0 == cudaStreamSynchronize(stream) (0 vs. 700) ")),
-                   ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
-                    "google::LogMessageFatal::~LogMessageFatal()", "paddle::framework::RunKernelFunc()",
+                   [*GLOG_FAIL_FRAMES, "paddle::framework::RunKernelFunc()",
                     "custom_setup_ops::RoIAlignRotatedForward()"])
         if c.major >= 2 and r.random() < 0.6:
             fatal_signal(c, "SIGABRT", "Process abort signal")

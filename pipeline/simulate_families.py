@@ -11,7 +11,9 @@ from typing import Callable
 from pipeline.simulate_text import (
     CUDA_HINT35,
     DYNLOAD_SUGGEST,
+    GLOG_FAIL_FRAMES,
     Ctx,
+    check_failure_stack,
     cpp_tb_1x,
     dataloader_dir,
     fatal_signal,
@@ -22,6 +24,7 @@ from pipeline.simulate_text import (
     paddle_error,
     pick,
     py_tb,
+    py_tb_lines,
     wpick,
 )
 
@@ -38,8 +41,7 @@ def _v1_commandline(c: Ctx) -> None:
 
 
 def _glog_f(c: Ctx, loc: str, msg: str, frames: tuple) -> None:
-    glog_fatal(c, loc, msg, ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
-                             "google::LogMessageFatal::~LogMessageFatal()", *frames])
+    glog_fatal(c, loc, msg, [*GLOG_FAIL_FRAMES, *frames])
 
 
 # ---- gpu_not_visible
@@ -391,9 +393,8 @@ def _mpi_lines(c: Ctx, rank: int, stream: str, texts) -> None:
 
 
 def _glog_text(c: Ctx, loc: str, msg: str, frames: tuple) -> list:
-    stack = ["*** Check failure stack trace: ***"] + [f"    @     {c.hexaddr()}  {f}" for f in (
-        "google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
-        "google::LogMessageFatal::~LogMessageFatal()", *frames)]
+    """glog_fatal's lines as text, for a framing that wraps them (a thread id of its own per rank)."""
+    stack = check_failure_stack(c, (*GLOG_FAIL_FRAMES, *frames))
     return [f"F{c.em.ts_glog()} {c.rng.randrange(100, 40000):5d} {loc}] {msg}"] + stack
 
 
@@ -415,10 +416,8 @@ def f_mpi_cluster(c: Ctx) -> str:
                    [(f"{lib}/socketserver.py", 452, "__init__", "self.server_bind()"),
                     (f"{lib}/http/server.py", 136, "server_bind", "socketserver.TCPServer.server_bind(self)"),
                     (f"{lib}/socketserver.py", 466, "server_bind", "self.socket.bind(self.server_address)")])
-        tb = ["Traceback (most recent call last):"]
-        for path, ln, fn, code in frames:
-            tb += [f'  File "{path}", line {ln}, in {fn}', f"    {code}"]
-        _mpi_lines(c, ranks[0], "stderr", tb + [f"{'socket.error' if py2 else 'OSError'}: [Errno 98] Address already in use"])
+        _mpi_lines(c, ranks[0], "stderr", py_tb_lines(frames) +
+                   [f"{'socket.error' if py2 else 'OSError'}: [Errno 98] Address already in use"])
     elif v == "v1_refused":
         _mpi_lines(c, ranks[1], "stderr", [f"+ python conf/trainer_config.conf --port={r.randrange(7000, 9000)}"])
         _mpi_lines(c, ranks[0], "stderr", _glog_text(c, f"LightNetwork.cpp:{pick(r, (397, 399))}", pick(r, (

@@ -980,13 +980,18 @@ def frames_paddle_forward(c: Ctx) -> list:
     return fr
 
 
-def py_tb(c: Ctx, frames, stream: str = "stderr") -> None:
+def py_tb_lines(frames) -> list[str]:
+    """A Python traceback's header and frames, as text (py_tb prints them; framings wrap them first)."""
     lines = ["Traceback (most recent call last):"]
     for path, ln, fn, code in frames:
         lines.append(f'  File "{path}", line {ln}, in {fn}')
         if code:
             lines.append(f"    {code}")
-    c.em.block(lines, stream)
+    return lines
+
+
+def py_tb(c: Ctx, frames, stream: str = "stderr") -> None:
+    c.em.block(py_tb_lines(frames), stream)
 
 
 _CPP_FRAMES = {
@@ -1082,16 +1087,21 @@ def cpp_tb_1x(c: Ctx, frames: list, summary: list, stream: str = "stderr") -> No
     c.em.block(lines, stream)
 
 
+GLOG_FAIL_FRAMES = ("google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
+                    "google::LogMessageFatal::~LogMessageFatal()")   # the top of every GLOG fatal's stack
+
+
+def check_failure_stack(c: Ctx, frames) -> list[str]:
+    """GLOG's stack of a failed check, as text: the header and one line per frame."""
+    return ["*** Check failure stack trace: ***"] + [f"    @     {c.hexaddr()}  {f}" for f in frames]
+
+
 def glog_fatal(c: Ctx, loc: str, msg: str, frames: list | None = None) -> None:
     em, r = c.em, c.rng
     em.glog("F", loc, msg)
-    lines = ["*** Check failure stack trace: ***"]
-    for f in (frames or ["google::LogMessage::Fail()", "google::LogMessage::SendToLog()", "google::LogMessage::Flush()",
-                         "google::LogMessageFatal::~LogMessageFatal()", "paddle::platform::CUDADeviceContext::Init()",
-                         "paddle::platform::DeviceContextPool::Init()", "paddle::framework::InitDevices()"]):
-        lines.append(f"    @     {c.hexaddr()}  {f}")
-    lines.append(f"    @     {c.hexaddr()}  (unknown)")
-    em.block(lines)
+    em.block(check_failure_stack(c, [*(frames or (*GLOG_FAIL_FRAMES, "paddle::platform::CUDADeviceContext::Init()",
+                                                  "paddle::platform::DeviceContextPool::Init()",
+                                                  "paddle::framework::InitDevices()")), "(unknown)"]))
     if r.random() < 0.7:
         em.err(c.shell("Aborted (core dumped)"))
 
