@@ -692,8 +692,18 @@ def e_file_not_found(c: Ctx) -> str:
     md = c.model_dir
     v = wpick(r, [(2, "paddle_load_not_exists"), (2 if c.job in ("infer", "serving") else 0.5, "cannot_open_pdmodel"),
                   (2, "python_fnf"), (1 if c.gen in ("1x", "20") else 0.2, "load_op_1x"), (1, "config_missing"),
-                  (0.7, "download_unreachable")])
-    if v == "download_unreachable":
+                  (0.7, "download_unreachable"), (1.5 if c.chinese else 0, "cn_path_missing")])
+    if v == "cn_path_missing":
+        # teams that write Chinese messages say the same in their own asserts and loggers
+        what = pick(r, (f"{md}/inference.pdiparams", "./train_data/rec/train_list.txt", "/data/coco/annotations",
+                        "configs/det/my_det.yml", "./pretrained/best_accuracy.pdparams"))
+        if r.random() < 0.5:
+            em.err(f"[{em.ts_slash()}] ppocr ERROR: {pick(r, ('没有找到文件', '找不到文件', '未找到文件'))}: {what}")
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/utils/check.py", pick(r, (21, 48)), "check_path",
+                                                 "assert os.path.exists(path), f\"{path} 不存在\"")])
+        em.err(pick(r, (f"AssertionError: {what} 不存在", f"FileNotFoundError: {pick(r, ('文件', '路径'))} {what} 不存在，请检查路径",
+                        f"ValueError: 路径不存在: {what}")))
+    elif v == "download_unreachable":
         # the weights are not in the container and the cluster has no route to their host (captured:
         # model_download_offline): the file is missing all the same; the real threads settle it so
         url = pick(r, ("https://paddledet.bj.bcebos.com/models/pretrained/ResNet50_cos_pretrained.pdparams",

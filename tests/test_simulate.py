@@ -534,7 +534,7 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a toolkit
     older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
-    signals in Chinese): each is rendered until seen, and the rules read it as its label."""
+    signals in Chinese, a path said missing in Chinese): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
@@ -558,6 +558,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
               "python_dependency_conflict"),
              # weights to download, no route to their host (captured: model_download_offline)
              (S.e_file_not_found, "det", {}, "2x_download_unreachable", "file_not_found"),
+             # a team that writes its messages in Chinese says a path is missing in Chinese
+             (S.e_file_not_found, "ocr", {}, "2x_cn_path_missing", "file_not_found", {"chinese": True}),
              (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"),
              (F.f_paddle_lite, "infer", {}, "paddle_lite_meta_version_logcat", "model_version_incompatible"),
              # Paddle-Lite's forms as captured (opt on a PIR model, an older opt, an unconverted model, no .nb)
