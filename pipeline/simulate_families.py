@@ -147,10 +147,18 @@ def f_summary_env_no_gpu(c: Ctx) -> str:
 
 
 def f_win_dll126(c: Ctx) -> str:
-    """Windows wheels: the loader only says 'error code is 126' for a missing cuDNN/cuBLAS DLL."""
+    """Windows wheels: the loader only says 'error code is 126' for a missing cuDNN/cuBLAS DLL (for cuDNN, after its
+    advice to copy cudnn into the CUDA directory)."""
     dll = pick(c.rng, ("cudnn64_8.dll", "cudnn64_7.dll", "cublas64_118.dll;cublas64_11.dll", "cusolver64_11.dll"))
     site = f"C:\\Users\\{pick(c.rng, ('admin', 'dev', 'ai'))}\\anaconda3\\envs\\paddle\\lib\\site-packages"
-    c.em.block(["Running verify PaddlePaddle program ... ", "Traceback (most recent call last):",
+    c.em.err("Running verify PaddlePaddle program ... ")
+    if "cudnn" in dll and c.rng.random() < 0.5:     # the loader's advice as it gives up on cudnn64_*.dll
+        cuda = pick(c.rng, ("10.0", "10.2", "11.2"))
+        c.em.glog("W", f"dynamic_loader.cc:{pick(c.rng, (278, 287))}", "Note: [Recommend] copy cudnn into CUDA installation directory. ")
+        c.em.block([f" For instance, download cudnn-{cuda}-windows10-x64-v7.6.5.32.zip from NVIDIA's official website, ",
+                    f"then, unzip it and copy it into C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}",
+                    "You should do this according to your CUDA installation directory and CUDNN version."])
+    c.em.block(["Traceback (most recent call last):",
                 '  File "<stdin>", line 1, in <module>',
                 f'  File "{site}\\paddle\\utils\\install_check.py", line 196, in run_check',
                 f'  File "{site}\\paddle\\utils\\install_check.py", line 124, in _run_static_single',
