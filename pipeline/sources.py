@@ -38,7 +38,10 @@ docker_partial_unterminated, truncated_gzip, unreadable, binary, offset_beyond_e
 
 Layout notes: besides <file>.log, paddle's launcher output log/workerlog.<N> is read as a plain run; a
 CRI <n>.log may have a <n>.log.meta.json sidecar too. Of x.log.1 and x.log.1.gz (logrotate mid-way),
-only the uncompressed one is used.
+only the uncompressed one is used. kubelet's /var/log/containers/<pod>_<ns>_<container>-<cid>.log view is
+read only where the pod's own log is not under root (a shipper that copied that folder alone): a run
+<host>/containers/<that name>, its format sniffed; a link into root or a view of a copied pod log is read once,
+at the pod log, and a dangling link (its pod log not copied) is reported.
 """
 from __future__ import annotations
 
@@ -135,6 +138,8 @@ _CRI_LOG = re.compile(r"^(?P<n>\d+)\.log(?:\.(?P<ts>\d{8}-\d{6}))?(?P<gz>\.gz)?$
 _OLD_CRI_LOG = re.compile(r"^(?P<container>.+)_(?P<log>\d+\.log(?:\.\d{8}-\d{6})?(?:\.gz)?)$")
 _PLAIN_LOG = re.compile(r"^(?P<base>.+\.log)(?:\.(?P<rot>\d+))?(?P<gz>\.gz)?$")
 _WORKERLOG = re.compile(r"^(?P<base>workerlog\.\d+)(?P<gz>\.gz)?$")  # paddle.distributed.launch output
+# kubelet's /var/log/containers view: <pod>_<ns>_<container>-<container id>.log, a link to the pod's log
+_KUBELET_VIEW = re.compile(r"^(?P<pod>[^_/]+)_(?P<ns>[^_/]+)_(?P<container>[^/]+)-(?P<cid>[0-9a-f]{64})\.log(?P<gz>\.gz)?$")
 _META_KEYS = ("container_id", "name", "namespace", "pod", "image", "image_tag", "exit_code", "oom_killed",
               "started_at", "finished_at", "labels", "pod_uid", "restart", "created_at")
 
@@ -249,9 +254,46 @@ def _canonical(parts: list[str]) -> list[str]:
 
 def _side_file(parts: list[str]) -> bool:
     """Files of the layout's areas that are not logs (docker's own state beside containers/, a
-    container folder's checkpoints and mounts, a pod folder's other files, a model beside a
-    train.log), and kubelet's /var/log/containers view: symlinks to the pods' logs, read there."""
-    return parts[1] in ("docker", "pods", "files") or tuple(parts[1:4]) == ("var", "log", "containers")
+    container folder's checkpoints and mounts, a pod folder's other files, a model beside a train.log)."""
+    return parts[1] in ("docker", "pods", "files")
+
+
+def _kubelet_view(parts: list[str]) -> re.Match | None:
+    """<host>/var/log/containers/<pod>_<ns>_<container>-<cid>.log (or <host>/containers/<that>.log, the
+    folder copied alone): kubelet's view of the pods' logs."""
+    if (len(parts) == 5 and tuple(parts[1:4]) == ("var", "log", "containers")) or \
+            (len(parts) == 3 and parts[1] == "containers"):
+        return _KUBELET_VIEW.match(parts[-1])
+    return None
+
+
+_DANGLING_VIEW = ("a link of kubelet's /var/log/containers view whose pod log was not copied: copy /var/log/pods "
+                  "too, or let the shipper follow links")
+
+
+def _view_runs(views: list, builders: dict, base: str, local: bool, url, problems: list[Problem]) -> None:
+    """Runs for kubelet view files whose pod log is not under root (a shipper that copied /var/log/containers
+    alone, following its links): with pod, namespace, container and id from the file name, the format sniffed
+    (CRI, or docker json-file on a dockershim node). A link into root, or a view of a container whose
+    pods/ folder was copied too, is the same log: read once, there."""
+    copied = {(b.run.host, b.run.namespace, b.run.pod, b.run.name) for b in builders.values() if b.run.kind == "cri"}
+    for host, m, p, info in views:
+        if (host, m["ns"], m["pod"], m["container"]) in copied:
+            continue
+        if local and os.path.islink(p):
+            target = os.path.realpath(p)
+            if not os.path.exists(target):
+                problems.append(Problem(url(p), None, "unreadable", _DANGLING_VIEW))
+                continue
+            if target.startswith(os.path.realpath(base) + os.sep):
+                continue
+        lf = LogFile(url(p), "cri", 0, bool(m["gz"]), info.get("size"), info.get("mtime"))
+        fmt = sniff_format(read_head(lf, 1 << 12))
+        lf = LogFile(lf.path, fmt, 0, lf.compressed, lf.size, lf.mtime)
+        run_id = f"{host}/containers/{m['pod']}_{m['ns']}_{m['container']}-{m['cid']}"
+        builders[run_id] = _Builder(Run(run_id=run_id, host=host, kind="docker" if fmt == "docker" else "cri",
+                                        container_id=m["cid"], name=m["container"], namespace=m["ns"], pod=m["pod"]))
+        builders[run_id].add(0, lf)
 
 
 def discover(root: str) -> tuple[list[Run], list[Problem]]:
@@ -286,6 +328,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         return b
 
     metas: dict[str, str] = {}  # run_id -> config/sidecar path (for runs that may have no log file yet)
+    views: list = []            # kubelet's /var/log/containers files, decided once the pods are known
     for p, info in listing.items():
         if not p.startswith(prefix):
             continue
@@ -293,6 +336,10 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         parts = rel.split("/")
         if "/." in "/" + rel or "//" in rel or rel.endswith("/") or info.get("type") == "directory":
             continue   # hidden or empty parts
+        view = _kubelet_view(parts)
+        if view is not None:
+            views.append((parts[0], view, p, info))
+            continue
         if len(parts) < 3:   # directly in a host folder, or beside them (where only a log is worth a report)
             if len(parts) == 2 or _LOG_LIKE.search(rel):
                 problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
@@ -354,6 +401,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         elif not _side_file(parts):
             # not silently dropped: a fleet laid out otherwise shows up in the problems
             problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
+    _view_runs(views, builders, base, local, url, problems)
 
     runs: list[Run] = []
     # A fleet repeats its hosts, image tags and label sets on every container: one copy of each

@@ -541,7 +541,8 @@ def test_sniff_format_and_logfile_for_path(tmp_path):
 def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
     """A shipper that copies a node's /var/lib/docker and /var/log/pods (or docker's containers/
     folder alone) gives the same runs as the layout; a log anywhere else is reported, never dropped
-    silently; docker's own state and kubelet's /var/log/containers view are ignored."""
+    silently; docker's own state is ignored, and kubelet's /var/log/containers view of a pod log that was
+    copied too is read once, at the pod log."""
     cid, cid2 = "ab" * 32, "cd" * 32
     files = {
         f"h1/var/lib/docker/containers/{cid}/{cid}-json.log": dj("I1129 ok\n"),
@@ -576,3 +577,29 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
     assert sorted((os.path.relpath(p.path, tmp_path), p.reason) for p in problems) == [
         ("h3/logs/app.log", "unrecognized_path"), ("h3/train.log", "unrecognized_path"),
         ("node7-train.log", "unrecognized_path")]
+
+
+def test_kubelet_view_alone_is_read_and_a_link_is_read_once_at_its_target(tmp_path):
+    """A shipper that copied only a node's /var/log/containers (following its links) still gives the runs, with
+    pod, namespace and container from kubelet's file names and the format read from the content (CRI, or
+    docker json-file on a dockershim node). A link into root is the pod log itself, read once there; a dangling
+    link (its pod log not copied) is reported, never dropped silently."""
+    cid_cri, cid_docker, cid_link, cid_dangling = "a1" * 32, "b2" * 32, "c3" * 32, "d4" * 32
+    write(tmp_path / "n1/var/log/containers" / f"trainer-0_ml_paddle-{cid_cri}.log", cri("step 1") + cri("Killed"))
+    write(tmp_path / "n1/var/log/containers" / f"infer-1_serving_predictor-{cid_docker}.log", dj("ready\n"))
+    write(tmp_path / "n2/var/log/pods/ml_eval-2_uid9/paddle/0.log", cri("eval done"))
+    (tmp_path / "n2/var/log/containers").mkdir(parents=True)
+    os.symlink(tmp_path / "n2/var/log/pods/ml_eval-2_uid9/paddle/0.log",
+               tmp_path / "n2/var/log/containers" / f"eval-2x_other_paddle-{cid_link}.log")
+    os.symlink(tmp_path / "gone/0.log", tmp_path / "n2/var/log/containers" / f"lost-3_ml_paddle-{cid_dangling}.log")
+    write(tmp_path / "n3/containers" / f"trainer-4_ml_paddle-{cid_cri}.log", cri("copied as a folder alone"))
+    runs, problems = discover(str(tmp_path))
+    by_id = {r.run_id: r for r in runs}
+    assert set(by_id) == {f"n1/containers/trainer-0_ml_paddle-{cid_cri}", f"n1/containers/infer-1_serving_predictor-{cid_docker}",
+                          "n2/pods/ml_eval-2_uid9/paddle/0", f"n3/containers/trainer-4_ml_paddle-{cid_cri}"}
+    view = by_id[f"n1/containers/trainer-0_ml_paddle-{cid_cri}"]
+    assert (view.kind, view.pod, view.namespace, view.name, view.container_id) == ("cri", "trainer-0", "ml", "paddle", cid_cri)
+    assert read_all(view.files[0]).lines == ["step 1", "Killed"]
+    dockershim = by_id[f"n1/containers/infer-1_serving_predictor-{cid_docker}"]
+    assert dockershim.kind == "docker" and read_all(dockershim.files[0]).lines == ["ready"]
+    assert [(os.path.basename(p.path), p.reason) for p in problems] == [(f"lost-3_ml_paddle-{cid_dangling}.log", "unreadable")]
