@@ -563,7 +563,7 @@ def e_distributed_comm_failure(c: Ctx) -> str:
                f"{p} NCCL INFO Using network Socket")
         em.adv(r.uniform(1, 120))
         em.out(f"{p} NCCL WARN {pick(r, ('Connect', 'Net : Connect'))} to {peer}<{r.randrange(30000, 60000)}> failed : "
-               f"{pick(r, ('Connection refused', 'No route to host', 'Connection timed out'))}",
+               + c.strerror(pick(r, ('Connection refused', 'No route to host', 'Connection timed out'))),
                f"{p} NCCL INFO {pick(r, ('misc/socket.cc:456', 'include/socket.h:409'))} -> 2",
                f"{p} NCCL INFO transport/net_socket.cc:{pick(r, (334, 406))} -> 2",
                f"{p} NCCL INFO transport/net.cc:{pick(r, (592, 683))} -> 2",

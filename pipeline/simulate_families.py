@@ -425,7 +425,7 @@ def f_mpi_cluster(c: Ctx) -> str:
                     (f"{lib}/http/server.py", 136, "server_bind", "socketserver.TCPServer.server_bind(self)"),
                     (f"{lib}/socketserver.py", 466, "server_bind", "self.socket.bind(self.server_address)")])
         _mpi_lines(c, ranks[0], "stderr", py_tb_lines(frames) +
-                   [f"{'socket.error' if py2 else 'OSError'}: [Errno 98] Address already in use"])
+                   [f"{'socket.error' if py2 else 'OSError'}: [Errno 98] " + c.strerror("Address already in use")])
     elif v == "v1_refused":
         _mpi_lines(c, ranks[1], "stderr", [f"+ python conf/trainer_config.conf --port={r.randrange(7000, 9000)}"])
         _mpi_lines(c, ranks[0], "stderr", _glog_text(c, f"LightNetwork.cpp:{pick(r, (397, 399))}", pick(r, (

@@ -238,10 +238,21 @@ class Ctx:
                 text = text.replace(en, zh)
         return text
 
+    def strerror(self, text: str) -> str:
+        """An errno's text (Python's OSError, NCCL's WARN lines) in this run's locale."""
+        if self.zh_shell:
+            for en, zh in _ZH_ERRNO:
+                text = text.replace(en, zh)
+        return text
+
 
 # bash prints strsignal(3), which glibc translates: what a zh_CN.UTF-8 shell says instead
 _ZH_SIGNALS = (("Segmentation fault", "段错误"), ("Bus error", "总线错误"), ("Aborted", "已放弃"),
                ("Killed", "已杀死"), ("(core dumped)", "(核心已转储)"))
+# strerror(3) in a zh_CN.UTF-8 locale, as Python and NCCL print it
+_ZH_ERRNO = (("Connection refused", "拒绝连接"), ("Connection reset by peer", "连接被对方重设"),
+             ("No route to host", "没有到主机的路由"), ("Connection timed out", "连接超时"),
+             ("Address already in use", "地址已在使用"))
 
 
 def pick(rng: random.Random, seq):

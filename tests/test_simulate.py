@@ -527,6 +527,12 @@ def test_a_shell_in_a_chinese_locale_names_signals_in_chinese():
     assert c.shell("Bus error (core dumped)") == "总线错误 (核心已转储)"
     assert c.shell("Segmentation fault (core dumped)") == "段错误 (核心已转储)"
     assert c.shell("Aborted (core dumped)") == "已放弃 (核心已转储)"
+    # Python's OSError and NCCL's WARN lines print strerror(3), which the locale translates too
+    refused = "NCCL WARN Net : Connect to 10.0.0.2<43210> failed : Connection refused"
+    assert c.strerror(refused) == "NCCL WARN Net : Connect to 10.0.0.2<43210> failed : 拒绝连接"
+    assert c.strerror("OSError: [Errno 98] Address already in use") == "OSError: [Errno 98] 地址已在使用"
+    c.zh_shell = False
+    assert c.strerror(refused) == refused
 
 
 def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
