@@ -287,7 +287,7 @@ def e_shm_exhausted(c: Ctx) -> str:
                   ("/usr/lib/python3.7/threading.py", 870, "run", "self._target(*self._args, **self._kwargs)"),
                   (f"{c.site}/paddle/fluid/reader.py", 1106, "__thread_main__", "six.reraise(*sys.exc_info())"),
                   (f"{c.site}/paddle/fluid/multiprocess_utils.py", 105, "_func_register", "return func()")])
-        em.err("OSError: [Errno 12] Cannot allocate memory")
+        em.err(c.strerror("OSError: [Errno 12] Cannot allocate memory"))
         py_tb(c, frames_user(c))
         em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "SystemError: ")
         cpp_tb_1x(c, cpp_frames(c, "reader"), ["Error: DataLoader reader thread raised an exception! at "
@@ -296,7 +296,7 @@ def e_shm_exhausted(c: Ctx) -> str:
         py_tb(c, [(f"{c.site}/paddle/io/dataloader/worker.py", pick(r, (380, 397)), "_worker_loop",
                    "tensor_list = [core._array_to_share_memory_tensor(b) for b in flat_batch]"
                    if r.random() < 0.5 else "batch = fetcher.fetch(indices)")])
-        em.err(f"OSError: [Errno 28] No space left on device: '/dev/shm/paddle_{r.randrange(16**8):08x}'")
+        em.err(c.strerror(f"OSError: [Errno 28] No space left on device: '/dev/shm/paddle_{r.randrange(16**8):08x}'"))
         em.err("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient shared "
                "memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
     if r.random() < 0.4 and v != "bus_core_dumped":
@@ -662,16 +662,16 @@ def e_disk_full(c: Ctx, path: str = "./output/best_model/model.pdparams") -> str
                                                  "self._save(output_dir=output_dir, merge_tensor_parallel=merge_tensor_parallel)"),
                                                 (io, pick(r, (780, 792, 839)), "save", "_legacy_save(obj, path, protocol)"),
                                                 (io, pick(r, (945, 1009)), "_legacy_save", "f.write(pickle_bytes)")])
-        em.err("OSError: [Errno 28] No space left on device")
+        em.err(c.strerror("OSError: [Errno 28] No space left on device"))
     elif v == "logging_error":
         em.block(["--- Logging error ---", "Traceback (most recent call last):",
                   f'  File "/usr/lib/python3.{c.python.split(".")[1]}/logging/__init__.py", line 1087, in emit',
                   "    self.flush()", f'  File "/usr/lib/python3.{c.python.split(".")[1]}/logging/__init__.py", line 1067, in flush',
-                  "    self.stream.flush()", "OSError: [Errno 28] No space left on device", "Call stack:"] +
+                  "    self.stream.flush()", c.strerror("OSError: [Errno 28] No space left on device"), "Call stack:"] +
                  [f'  File "{f}", line {ln}, in {fn}\n    {code}'.split("\n")[0] for f, ln, fn, code in frames_user(c)] +
                  ["Message: 'save model in %s'", f"Arguments: ('{path}',)"])
         py_tb(c, frames_user(c, deep=False))
-        em.err(f"OSError: [Errno 28] No space left on device: '{path}'")
+        em.err(c.strerror(f"OSError: [Errno 28] No space left on device: '{path}'"))
     elif v == "cp_shell":
         em.err(f"cp: error writing '/workspace/output/{path.lstrip('./')}': No space left on device")
         em.err(f"tar: /workspace/output/ckpt_{r.randrange(100)}.tar: Wrote only {r.randrange(1, 10) * 512} of 10240 bytes",
@@ -683,7 +683,7 @@ def e_disk_full(c: Ctx, path: str = "./output/best_model/model.pdparams") -> str
     else:
         py_tb(c, frames_user(c) + [(f"{c.site}/visualdl/writer/writer.py", pick(r, (118, 132)), "add_scalar",
                                     "self._get_file_writer().add_record(")])
-        em.err(f"OSError: [Errno 28] No space left on device: './output/vdl/vdlrecords.{em.unix()}.log'")
+        em.err(c.strerror(f"OSError: [Errno 28] No space left on device: './output/vdl/vdlrecords.{em.unix()}.log'"))
     return f"{c.gen}_{v}"
 
 
@@ -740,7 +740,7 @@ def e_file_not_found(c: Ctx) -> str:
                      "/mnt/datasets/ocr/labels.txt", "/workspace/data/train.jsonl"))
         py_tb(c, frames_user(c) [:2] + [(f"{c.workdir}/utils/dataset.py", pick(r, (33, 58)), "__init__",
                                          "with open(file_list, 'r', encoding='utf-8') as f:")])
-        em.err(f"FileNotFoundError: [Errno 2] No such file or directory: '{f}'")
+        em.err(c.strerror(f"FileNotFoundError: [Errno 2] No such file or directory: '{f}'"))
     elif v == "load_op_1x":
         py_tb(c, frames_user(c, deep=False))
         em.err("paddle.fluid.core_avx.EnforceNotMet: " if c.gen == "1x" else "RuntimeError: ")
@@ -752,7 +752,7 @@ def e_file_not_found(c: Ctx) -> str:
     else:
         cfg = pick(r, ("configs/rec/PP-OCRv4/ch_PP-OCRv4_rec.yml", "/etc/job/config.yaml", "configs/ppyoloe/ppyoloe_plus_crn_l_80e_coco.yml"))
         py_tb(c, [(frames_user(c, deep=False)[0][0], pick(r, (30, 180)), "<module>", "config = load_config(FLAGS.config)")])
-        em.err(f"FileNotFoundError: [Errno 2] No such file or directory: '{cfg}'")
+        em.err(c.strerror(f"FileNotFoundError: [Errno 2] No such file or directory: '{cfg}'"))
     return f"{c.gen}_{v}"
 
 

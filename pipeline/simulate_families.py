@@ -317,7 +317,7 @@ def f_host_alloc_python(c: Ctx) -> str:
     else:
         py_tb(c, frames_user(c) + [(f"/usr/lib/python3.{c.python.split('.')[1]}/multiprocessing/popen_fork.py", 66,
                                     "_launch", "self.pid = os.fork()")])
-        em.err("OSError: [Errno 12] Cannot allocate memory")
+        em.err(c.strerror("OSError: [Errno 12] Cannot allocate memory"))
     if c.chinese and r.random() < 0.4:
         em.out("训练异常退出：内存不足")
     return f"host_alloc_{v}"

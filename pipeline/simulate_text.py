@@ -252,7 +252,8 @@ _ZH_SIGNALS = (("Segmentation fault", "段错误"), ("Bus error", "总线错误"
 # strerror(3) in a zh_CN.UTF-8 locale, as Python and NCCL print it
 _ZH_ERRNO = (("Connection refused", "拒绝连接"), ("Connection reset by peer", "连接被对方重设"),
              ("No route to host", "没有到主机的路由"), ("Connection timed out", "连接超时"),
-             ("Address already in use", "地址已在使用"))
+             ("Address already in use", "地址已在使用"), ("No such file or directory", "没有那个文件或目录"),
+             ("No space left on device", "设备上没有空间"), ("Cannot allocate memory", "无法分配内存"))
 
 
 def pick(rng: random.Random, seq):
