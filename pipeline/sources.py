@@ -287,9 +287,8 @@ def _view_runs(views: list, builders: dict, base: str, local: bool, url, problem
                 continue
             if target.startswith(os.path.realpath(base) + os.sep):
                 continue
-        lf = LogFile(url(p), "cri", 0, bool(m["gz"]), info.get("size"), info.get("mtime"))
-        fmt = sniff_format(read_head(lf, 1 << 12))
-        lf = LogFile(lf.path, fmt, 0, lf.compressed, lf.size, lf.mtime)
+        fmt = sniff_format(_read_head(url(p), 1 << 12))
+        lf = LogFile(url(p), fmt, 0, bool(m["gz"]), info.get("size"), info.get("mtime"))
         run_id = f"{host}/containers/{m['pod']}_{m['ns']}_{m['container']}-{m['cid']}"
         builders[run_id] = _Builder(Run(run_id=run_id, host=host, kind="docker" if fmt == "docker" else "cri",
                                         container_id=m["cid"], name=m["container"], namespace=m["ns"], pod=m["pod"]))
