@@ -231,19 +231,19 @@ class Ctx:
     def hexaddr(self) -> str:
         return f"0x7f{self.rng.randrange(16**10):010x}"
 
-    def shell(self, text: str) -> str:
-        """A shell's job-status line ("Killed", "Segmentation fault (core dumped)") in this run's locale."""
+    def _localized(self, text: str, translations) -> str:
         if self.zh_shell:
-            for en, zh in _ZH_SIGNALS:
+            for en, zh in translations:
                 text = text.replace(en, zh)
         return text
 
+    def shell(self, text: str) -> str:
+        """A shell's job-status line ("Killed", "Segmentation fault (core dumped)") in this run's locale."""
+        return self._localized(text, _ZH_SIGNALS)
+
     def strerror(self, text: str) -> str:
         """An errno's text (Python's OSError, NCCL's WARN lines) in this run's locale."""
-        if self.zh_shell:
-            for en, zh in _ZH_ERRNO:
-                text = text.replace(en, zh)
-        return text
+        return self._localized(text, _ZH_ERRNO)
 
 
 # bash prints strsignal(3), which glibc translates: what a zh_CN.UTF-8 shell says instead

@@ -277,6 +277,7 @@ def _view_runs(views: list, builders: dict, base: str, local: bool, url, problem
     (CRI, or docker json-file on a dockershim node). A link into root, or a view of a container whose
     pods/ folder was copied too, is the same log: read once, there."""
     copied = {(b.run.host, b.run.namespace, b.run.pod, b.run.name) for b in builders.values() if b.run.kind == "cri"}
+    inside = os.path.realpath(base) + os.sep if local else None
     for host, m, p, info in views:
         if (host, m["ns"], m["pod"], m["container"]) in copied:
             continue
@@ -285,12 +286,12 @@ def _view_runs(views: list, builders: dict, base: str, local: bool, url, problem
             if not os.path.exists(target):
                 problems.append(Problem(url(p), None, "unreadable", _DANGLING_VIEW))
                 continue
-            if target.startswith(os.path.realpath(base) + os.sep):
+            if target.startswith(inside):
                 continue
-        fmt = sniff_format(_read_head(url(p), 1 << 12))
-        lf = LogFile(url(p), fmt, 0, bool(m["gz"]), info.get("size"), info.get("mtime"))
+        path = url(p)
+        lf = LogFile(path, sniff_format(_read_head(path, 1 << 12)), 0, bool(m["gz"]), info.get("size"), info.get("mtime"))
         run_id = f"{host}/containers/{m['pod']}_{m['ns']}_{m['container']}-{m['cid']}"
-        builders[run_id] = _Builder(Run(run_id=run_id, host=host, kind="docker" if fmt == "docker" else "cri",
+        builders[run_id] = _Builder(Run(run_id=run_id, host=host, kind="docker" if lf.fmt == "docker" else "cri",
                                         container_id=m["cid"], name=m["container"], namespace=m["ns"], pod=m["pod"]))
         builders[run_id].add(0, lf)
 
