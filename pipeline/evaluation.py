@@ -245,10 +245,11 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
-            out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign))
+            out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
+                                           known_failed=ds.features[i].known_failed))
         else:
             out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,
-                                           proba_text=probas.no_rules[i]))
+                                           proba_text=probas.no_rules[i], known_failed=ds.features[i].known_failed))
     return out
 
 

@@ -82,6 +82,7 @@ class RunFeatures:
     context: str = ""       # context tokens, e.g. "gen_fluid deploy_infer gpu_seen frame_user exc_keyerror"
     focus_lines: list[int] = field(default_factory=list)   # line numbers of the focus events
     foreign: bool = False   # a log of some length with no sign of an ML job (ML_STACK): not a model input
+    known_failed: bool = False   # its metadata or last lines say it failed (said_failed): never `no_failure`
 
     def record(self) -> dict[str, str]:
         """The text columns the classifier reads (model.frame builds the same for training)."""
@@ -91,15 +92,28 @@ class RunFeatures:
 def meta_tokens(meta: Mapping | None) -> str:
     meta = meta or {}
     tokens = []
-    code = meta.get("exit_code")
-    if code is None or code != code:  # None or NaN
+    code = exit_code(meta)
+    if code is None:
         tokens.append("exit_unknown")
     else:
-        code = int(code)
         tokens.append(f"exit_{code}" if code in (0, 1, 2, 134, 137, 139, 143) else "exit_other")
     if meta.get("oom_killed") is True:
         tokens.append("oom_killed")
     return " ".join(tokens)
+
+
+def exit_code(meta: Mapping | None) -> int | None:
+    code = (meta or {}).get("exit_code")
+    return int(code) if code is not None and code == code else None   # NaN: unknown
+
+
+def said_failed(messages: Sequence[str], meta: Mapping | None) -> bool:
+    """The container's metadata (a non-zero exit, OOMKilled) or the log's last lines (a launcher's
+    "exit code 1") say the run failed, whatever its text looks like."""
+    code = exit_code(meta)
+    n = len(messages)
+    return (meta or {}).get("oom_killed") is True or (code is not None and code != 0) \
+        or any(_FAILED_EXIT.search(messages[i] or "") for i in range(max(0, n - 2), n))
 
 
 def _relevant_mask(messages: Sequence[str]) -> list[bool]:
@@ -141,7 +155,7 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
                and not ML_STACK.search("\n".join(texts[:HEAD_EVENTS])))
     return RunFeatures(doc=shape_text(doc), rules=" ".join(rule_hits), meta=meta_tokens(meta),
                        evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
-                       focus_lines=focus_lines, foreign=foreign)
+                       focus_lines=focus_lines, foreign=foreign, known_failed=said_failed(messages, meta))
 
 
 # ----------------------------------------------------------------------------- context and focus
@@ -312,11 +326,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
-    code = (meta or {}).get("exit_code")
-    code = int(code) if code is not None and code == code else None   # NaN: unknown
-    known_failed = (meta or {}).get("oom_killed") is True or (code is not None and code != 0) \
-        or any(_FAILED_EXIT.search(messages[i] or "") for i in range(max(0, n - 2), n))
-    if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
+    if not said_failed(messages, meta) and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
                                 if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
@@ -350,6 +360,6 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
             tokens.append("perr_" + (pe.group(1) or pe.group(2)).lower())
     if (meta or {}).get("oom_killed") is True:
         tokens.append("ctx_oom_killed")
-    if code == 0 and last_err is not None:
+    if exit_code(meta) == 0 and last_err is not None:
         tokens.append("error_survived")
     return focus, " ".join(tokens), [int(line_nos[i]) for i in focus_idx]

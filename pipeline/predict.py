@@ -62,7 +62,7 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
 
 def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
             combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9,
-            foreign: bool = False, proba_text=None) -> Verdict:
+            foreign: bool = False, proba_text=None, known_failed: bool = False) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
     rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
@@ -72,7 +72,8 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
                 probabilities (``proba_text``, the model without rule tokens) decide. Below the floor
                 the verdict is ``unknown``, and so is a failure verdict on a ``foreign`` log (no sign
                 of an ML job and no rule fired, RunFeatures.foreign): the model only knows ML jobs,
-                its guess there means nothing.
+                its guess there means nothing. A run ``known_failed`` (a non-zero exit, OOMKilled) is
+                never called healthy: where ``no_failure`` wins, the verdict is ``unknown``.
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -97,6 +98,10 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     cat, conf = final[0]
     alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
     source = "hybrid" if rule_cat == cat == model_cat else ("rule" if rule_cat == cat else "model")
+    if known_failed and cat == "no_failure":
+        # the container said it failed; a log that reads healthy does not overrule that
+        alts = [a for a in alts if a["category"] not in (UNKNOWN, "no_failure")][:3]
+        return Verdict(UNKNOWN, alts[0]["confidence"] if alts else 0.0, source, None, model_cat, model_conf, alts)
     if conf < combiner.floor or cat == UNKNOWN or (foreign and cat != "no_failure"):
         # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
         alts = [a for a in alts if a["category"] != UNKNOWN][:3]
@@ -130,7 +135,7 @@ class Predictor:
         proba_text = self.model.predict_proba(record, expert="text") if text else None
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
                           failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None,
-                          proba_text=proba_text)
+                          proba_text=proba_text, known_failed=feats.known_failed)
         verdict.expert = "text" if text else "rules"
         verdict.evidence_lines = feats.evidence_lines
         verdict.focus_lines = feats.focus_lines

@@ -729,8 +729,11 @@ def f_dll_load_failed(c: Ctx) -> str:
 def f_third_party_api(c: Ctx) -> str:
     """A package at the wrong version breaks code that did not change: reads like an API error, but it is a pin."""
     r, em, site = c.rng, c.em, c.site
-    v = pick(r, {"numpy2": ("numpy_alias",), "module": ("paddlex_deps",), "opencv": ("cv2_attr", "cv2_attr", "qt_xcb"),
-                 "hfhub": ("hf_hub",), "pillow10": ("pillow_textsize",)}[c.extra.get("dep_conflict", "numpy2")])
+    # an image whose packages are newer than the code: numpy 2 with PyYAML 6 and librosa 0.10, Pillow 10 with
+    # Matplotlib 3.10
+    v = pick(r, {"numpy2": ("numpy_alias", "numpy_alias", "yaml_loader", "librosa_kwonly"), "module": ("paddlex_deps",),
+                 "opencv": ("cv2_attr", "cv2_attr", "qt_xcb"), "hfhub": ("hf_hub",),
+                 "pillow10": ("pillow_textsize", "pillow_textsize", "mpl_tostring")}[c.extra.get("dep_conflict", "numpy2")])
     if v == "numpy_alias":
         alias, repl = pick(r, (("int", "int"), ("complex", "complex"), ("float", "float"), ("object", "object")))
         py_tb(c, frames_user(c, deep=False) + [(f"{site}/{pick(r, ('librosa/core/constantq.py', 'skimage/morphology/_skeletonize.py', 'paddleocr/ppocr/postprocess/db_postprocess.py'))}",
@@ -740,6 +743,22 @@ def f_third_party_api(c: Ctx) -> str:
                   f"`{repl}` by itself. Doing this will not modify any behavior and is safe.",
                   "The aliases was originally deprecated in NumPy 1.20; for more details and guidance see the original release note at:",
                   "    https://numpy.org/devdocs/release/1.20.0-notes.html#deprecations"])
+    elif v == "yaml_loader":
+        repo = pick(r, ("PaddleSeg/paddleseg/cvlibs/config.py", "PaddleDetection/ppdet/core/workspace.py",
+                        "PaddleClas/ppcls/utils/config.py"))
+        py_tb(c, frames_user(c, deep=False) + [(f"/workspace/{repo}", r.randrange(40, 200), "load_config",
+                                                 pick(r, ("dic = yaml.load(f)", "cfg = yaml.load(open(path, 'r'))")))])
+        em.err("TypeError: load() missing 1 required positional argument: 'Loader'")
+    elif v == "librosa_kwonly":   # librosa 0.10 made the filters' arguments keyword-only
+        py_tb(c, frames_user(c, deep=False) + [(f"{site}/paddlespeech/t2s/audio/audio.py", r.randrange(30, 120),
+                                                 "_create_mel_filter",
+                                                 "mel_filter = librosa.filters.mel(sr, n_fft, n_mels=n_mels, fmin=fmin, fmax=fmax)")])
+        em.err("TypeError: mel() takes 0 positional arguments but 2 positional arguments (and 3 keyword-only arguments) "
+               "were given")
+    elif v == "mpl_tostring":
+        py_tb(c, frames_user(c) + [(f"{site}/paddlex/utils/visualizer.py", r.randrange(80, 300), "draw_curve",
+                                    "buf = fig.canvas.tostring_rgb()")])
+        em.err("AttributeError: 'FigureCanvasAgg' object has no attribute 'tostring_rgb'. Did you mean: 'tostring_argb'?")
     elif v == "cv2_attr":
         py_tb(c, frames_user(c, deep=False)[:1] + [(f"{site}/cv2/__init__.py", 181, "<module>", "bootstrap()"),
                                                    (f"{site}/cv2/typing/__init__.py", 168, "<module>",

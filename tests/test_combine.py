@@ -55,6 +55,19 @@ def test_combined_verdict_below_the_floor_is_unknown_with_alternatives():
     assert v.confidence == pytest.approx(0.9)
 
 
+def test_a_run_known_to_have_failed_is_never_called_healthy():
+    comb = C.Combiner(CLASSES)
+    reads_healthy = np.array([0.2, 0.1, 0.65, 0.05])
+    assert combine(None, CLASSES, reads_healthy, "combined", comb).category == "no_failure"
+    v = combine(None, CLASSES, reads_healthy, "combined", comb, known_failed=True)
+    assert v.category == "unknown" and v.rule_id is None
+    assert [a["category"] for a in v.alternatives] == ["code_error", "gpu_oom"]
+    assert v.confidence == pytest.approx(0.2)
+    # a failure verdict stands as it is
+    fails = np.array([0.7, 0.1, 0.15, 0.05])
+    assert combine(None, CLASSES, fails, "combined", comb, known_failed=True).category == "code_error"
+
+
 def test_rules_only_says_unknown_for_a_failed_run_no_rule_explains():
     assert combine(None, None, None, "rules_only", failed=True).category == "unknown"
     assert combine(None, None, None, "rules_only", failed=False).category == "no_failure"

@@ -60,6 +60,9 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     assert "ended_well" not in feats(results, {"exit_code": 1}).context.split()
     assert "ended_well" not in feats([*results, "Process finished with exit code 1"]).context.split()
     assert "ended_well" in feats([*results, "Process finished with exit code 0"]).context.split()
+    assert feats(results, {"exit_code": 1}).known_failed and feats(results, {"oom_killed": True}).known_failed
+    assert feats([*results, "Process finished with exit code 1"]).known_failed
+    assert not feats(results, {"exit_code": 0}).known_failed and not feats(results).known_failed
     gdb = feats(["#0  0x00007f3a1c2b4e10 in paddle::framework::Tensor::mutable_data () from libpaddle.so",
                  "#1  0x00007f3a1c2b5f21 in paddle::operators::ConvOp::Run ()",
                  "    at /paddle/paddle/fluid/operators/conv_op.cc:248"])

@@ -540,7 +540,7 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a toolkit
     older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
-    signals in Chinese, a path said missing in Chinese): each is rendered until seen, and the rules read it as its label."""
+    signals in Chinese, a path said missing in Chinese, packages newer than the code): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
@@ -566,6 +566,12 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (S.e_file_not_found, "det", {}, "2x_download_unreachable", "file_not_found"),
              # a team that writes its messages in Chinese says a path is missing in Chinese
              (S.e_file_not_found, "ocr", {}, "2x_cn_path_missing", "file_not_found", {"chinese": True}),
+             # packages newer than the code: PyYAML 6, librosa 0.10, Matplotlib 3.10
+             (F.f_third_party_api, "det", {"dep_conflict": "numpy2"}, "third_party_yaml_loader", "python_dependency_conflict"),
+             (F.f_third_party_api, "nlp", {"dep_conflict": "numpy2"}, "third_party_librosa_kwonly",
+              "python_dependency_conflict"),
+             (F.f_third_party_api, "ocr", {"dep_conflict": "pillow10"}, "third_party_mpl_tostring",
+              "python_dependency_conflict"),
              (F.f_trt_version_mismatch, "infer", {}, "trt_version_mismatch", "cuda_lib_missing"),
              (F.f_paddle_lite, "infer", {}, "paddle_lite_meta_version_logcat", "model_version_incompatible"),
              # Paddle-Lite's forms as captured (opt on a PIR model, an older opt, an unconverted model, no .nb)
