@@ -350,7 +350,13 @@ def e_host_oom(c: Ctx) -> str:
     """Host memory: the kernel OOM killer (exit 137, nothing or 'Killed'), or an allocation failure."""
     r, em = c.rng, c.em
     v = wpick(r, [(3, "cut_off"), (3, "shell_killed"), (1, "bad_alloc"), (1, "cpu_alloc_fail"),
-                  (1 if c.launch else 0, "launch_sigkill")])
+                  (1 if c.launch else 0, "launch_sigkill"), (0.5, "kernel_restarted")])
+    if v == "kernel_restarted":   # a notebook pod: the Jupyter server restarts the kernel the OOM killer took
+        stamp = f"{em.ts_iso()}.{r.randrange(1000):03d}"
+        em.err(f"[I {stamp} ServerApp] KernelRestarter: restarting kernel (1/5), keep random ports",
+               f"[W {stamp} ServerApp] kernel {r.getrandbits(32):08x}-{r.getrandbits(16):04x}-{r.getrandbits(16):04x}-"
+               f"{r.getrandbits(16):04x}-{r.getrandbits(48):012x} restarted")
+        return "kernel_restarted"
     if v == "cut_off":
         return "cut_off"       # nothing more: the process was SIGKILLed mid-output
     if v == "shell_killed":

@@ -272,6 +272,24 @@ def f_alloc_traceback_only(c: Ctx) -> str:
 # ---- host_oom
 
 
+def f_win_paging_file(c: Ctx) -> str:
+    """Windows: DataLoader workers are spawned, and each maps Paddle's DLLs again until the commit limit (RAM + page
+    file) is reached; the loader's error reads like a missing DLL."""
+    r = c.rng
+    lib = f"C:\\Users\\{pick(r, ('admin', 'dev', 'ai'))}\\anaconda3\\envs\\paddle\\lib"
+    site = f"{lib}\\site-packages"
+    dll = pick(r, ("cudnn64_8.dll", "mklml.dll", "cublasLt64_11.dll", "mkldnn.dll"))
+    text = pick(r, ("The paging file is too small for this operation to complete.", "页面文件太小，无法完成操作。"))
+    c.em.block(["Traceback (most recent call last):",
+                '  File "<string>", line 1, in <module>',
+                f'  File "{lib}\\multiprocessing\\spawn.py", line 116, in spawn_main',
+                "    exitcode = _main(fd, parent_sentinel)",
+                f'  File "{site}\\paddle\\base\\core.py", line {pick(r, (260, 274))}, in <module>',
+                "    from . import libpaddle",
+                f'OSError: [WinError 1455] {text} Error loading "{site}\\paddle\\libs\\{dll}" or one of its dependencies.'])
+    return "win_paging_file"
+
+
 def f_host_alloc_python(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "numpy_unable"), (1, "bare_memoryerror"), (1, "posix_memalign"), (1, "dataloader_killed"),
@@ -850,7 +868,7 @@ FAMILIES = {
                           f_trt_version_mismatch)),
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
-    "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed)),
+    "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed), (lambda c: 0.25, f_win_paging_file)),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
                                  (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
                                  (lambda c: 0.3, f_etcd_store)),

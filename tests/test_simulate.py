@@ -540,7 +540,7 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a toolkit
     older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
-    signals in Chinese, a path said missing in Chinese, packages newer than the code): each is rendered until seen, and the rules read it as its label."""
+    signals in Chinese, a path said missing in Chinese, packages newer than the code, a notebook's kernel restarted, Windows' paging file): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
@@ -566,6 +566,9 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (S.e_file_not_found, "det", {}, "2x_download_unreachable", "file_not_found"),
              # a team that writes its messages in Chinese says a path is missing in Chinese
              (S.e_file_not_found, "ocr", {}, "2x_cn_path_missing", "file_not_found", {"chinese": True}),
+             # a notebook pod whose kernel the OOM killer took
+             (S.e_host_oom, "ocr", {}, "kernel_restarted", "host_oom"),
+             (F.f_win_paging_file, "det", {}, "win_paging_file", "host_oom"),
              # packages newer than the code: PyYAML 6, librosa 0.10, Matplotlib 3.10
              (F.f_third_party_api, "det", {"dep_conflict": "numpy2"}, "third_party_yaml_loader", "python_dependency_conflict"),
              (F.f_third_party_api, "nlp", {"dep_conflict": "numpy2"}, "third_party_librosa_kwonly",
