@@ -473,7 +473,7 @@ FAMILY_PHRASES = {
     "f_cudnn_dso_handle": "cudnn_dso_handle should not be null", "f_core_import_cudart": "Can not import paddle core",
     "f_legacy_dynamic_loader": "Check failure stack trace", "f_nccl_lib": "NCCL", "f_allocating_available": "allocating <= available",
     "f_badalloc_operator": "BadAlloc", "f_alloc_traceback_only": "AllocatorFacade", "f_host_alloc_python": "",
-    "f_win_paging_file": "[WinError 1455]",
+    "f_win_paging_file": ("paging file is too small", "页面文件太小"),
     "f_wait_forever": "", "f_rpc_pserver": "", "f_bkcl": "BKCL", "f_signal_no_stack": "No stack trace in paddle",
     "f_fluid_init_signal": "PaddlePaddle catches a failure signal", "f_glibc_backtrace": "======= Backtrace: =========",
     "f_paddle_lite": ("Paddle-Lite", "/lite/", "This model is not supported"), "f_lite_model_missing": "Unable to open file", "f_op_not_registered_old": "", "f_predictor_version": "PREDICTOR VERSION",
