@@ -274,21 +274,19 @@ def f_alloc_traceback_only(c: Ctx) -> str:
 
 def f_win_paging_file(c: Ctx) -> str:
     """Windows: DataLoader workers are spawned, and each maps Paddle's DLLs again until the commit limit (RAM + page
-    file) is reached; the loader's error reads like a missing DLL."""
+    file) is reached; the import error reads like a missing DLL."""
     r = c.rng
     lib = f"C:\\Users\\{pick(r, ('admin', 'dev', 'ai'))}\\anaconda3\\envs\\paddle\\lib"
     site = f"{lib}\\site-packages"
-    dll = pick(r, ("cudnn64_8.dll", "mklml.dll", "cublasLt64_11.dll", "mkldnn.dll"))
     text = pick(r, ("The paging file is too small for this operation to complete.", "页面文件太小，无法完成操作。"))
-    # torch-style DLL loading names the error and the DLL; Paddle's core import only says the DLL load failed
-    error = pick(r, (f'OSError: [WinError 1455] {text} Error loading "{site}\\paddle\\libs\\{dll}" or one of its dependencies.',
-                     f"ImportError: DLL load failed while importing libpaddle: {text}"))
     c.em.block(["Traceback (most recent call last):",
                 '  File "<string>", line 1, in <module>',
                 f'  File "{lib}\\multiprocessing\\spawn.py", line 116, in spawn_main',
                 "    exitcode = _main(fd, parent_sentinel)",
                 f'  File "{site}\\paddle\\base\\core.py", line {pick(r, (260, 274))}, in <module>',
-                "    from . import libpaddle", error])
+                "    from . import libpaddle",
+                # Python's own wording for an extension whose DLLs did not load, with Windows' message for the error
+                f"ImportError: DLL load failed while importing libpaddle: {text}"])
     return "win_paging_file"
 
 

@@ -541,7 +541,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     job's own code or in a dataset that retries missing images, stdlib names newer Pythons removed, a toolkit
     older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
-    signals in Chinese, a path said missing in Chinese, packages newer than the code, a notebook's kernel restarted, Windows' paging file): each is rendered until seen, and the rules read it as its label."""
+    signals in Chinese, a path said missing in Chinese, packages newer than the code, a notebook's kernel
+    restarted, Windows' paging file): each is rendered until seen, and the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
