@@ -149,13 +149,14 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
         size += len(text) + 1
     line_nos = list(events["line_no"])
     levels, kinds = list(events["level"]), list(events["kind"])
-    focus, context, focus_lines = focus_and_context(levels, kinds, messages, texts, line_nos, keep, meta)
+    known_failed = said_failed(messages, meta)
+    focus, context, focus_lines = focus_and_context(levels, kinds, messages, texts, line_nos, keep, meta, known_failed)
     doc = "\n".join(reversed(parts))
     foreign = (len(messages) >= FOREIGN_MIN_EVENTS and not ML_STACK.search(doc) and not ML_STACK.search(focus)
                and not ML_STACK.search("\n".join(texts[:HEAD_EVENTS])))
     return RunFeatures(doc=shape_text(doc), rules=" ".join(rule_hits), meta=meta_tokens(meta),
                        evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
-                       focus_lines=focus_lines, foreign=foreign, known_failed=said_failed(messages, meta))
+                       focus_lines=focus_lines, foreign=foreign, known_failed=known_failed)
 
 
 # ----------------------------------------------------------------------------- context and focus
@@ -295,7 +296,8 @@ def _is_error_event(level, kind, message: str) -> bool:
 
 
 def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str], texts: Sequence[str],
-                      line_nos: Sequence, keep: Sequence[int], meta: Mapping | None = None) -> tuple[str, str, list[int]]:
+                      line_nos: Sequence, keep: Sequence[int], meta: Mapping | None = None,
+                      known_failed: bool = False) -> tuple[str, str, list[int]]:
     """The run's last error (focus text, its line numbers) and its context tokens."""
     n = len(messages)
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
@@ -326,7 +328,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.extend(version_facts(blob))
     tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
-    if not said_failed(messages, meta) and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
+    if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
                                 if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
