@@ -350,7 +350,7 @@ def e_host_oom(c: Ctx) -> str:
     """Host memory: the kernel OOM killer (exit 137, nothing or 'Killed'), or an allocation failure."""
     r, em = c.rng, c.em
     v = wpick(r, [(3, "cut_off"), (3, "shell_killed"), (1, "bad_alloc"), (1, "cpu_alloc_fail"),
-                  (1 if c.launch else 0, "launch_sigkill"), (0.5, "kernel_restarted")])
+                  (1 if c.launch else 0, "launch_sigkill"), (1.0, "kernel_restarted")])
     if v == "kernel_restarted":   # a notebook pod: the Jupyter server restarts the kernel the OOM killer took
         stamp = f"{em.ts_iso()}.{r.randrange(1000):03d}"
         em.err(f"[I {stamp} ServerApp] KernelRestarter: restarting kernel (1/5), keep random ports",

@@ -480,6 +480,17 @@ FAMILY_PHRASES = {
     "f_native_predictor_model": "NativePaddlePredictor", "f_dataset_path_checks": "", "f_libstdcxx_glibcxx": "not found",
     "f_libssl11": "Can not import paddle core", "f_dll_load_failed": "DLL load failed", "f_third_party_api": "", "f_shm_more": "",
     "f_mpi_cluster": "]<std", "f_etcd_store": "connect to etcd error", "f_build_killed": "Killed signal terminated program",
+    # simulate_rare
+    "f_gpu_unusable": ("initialization error", "busy or unavailable", "stub library", "No devices were found",
+                       "CUDA_VISIBLE_DEVICES is set to be empty"),
+    "f_driver_requirement": ("unsatisfied condition: cuda>=", "Driver API Version"), "f_cudnn_unusable": "CUDNN_STATUS_",
+    "f_custom_op_no_toolkit": "Failed to compile custom operator", "f_os_package_missing": ("No such file or directory", "not found"),
+    "f_feature_needs_newer_gpu": ("FlashAttention", "bfloat16"), "f_shm_semaphores": "[Errno 28]",
+    "f_model_format_mismatch": ("expected shape", "a shape of", "inference.json", "not supported yet", "IR version",
+                                "Version tag does not match"),
+    "f_static_api_in_dygraph": "static graph mode", "f_toolkit_module_changed": ("has no attribute", "No module named"),
+    "f_launch_and_init": ("not NoneType", "NCCL INFO", "not been initialized", "init_parallel_env()", "MPI communication peer"),
+    "f_windows_crash": "(0xC0000", "f_disk_quota": ("Disk quota exceeded", "超出磁盘限额"),
 }
 
 
@@ -542,7 +553,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     older than Paddle importing paddle.fluid in its own files, weights whose host is unreachable, a TensorRT
     runtime at another version, a Paddle-Lite model of another version pulled with logcat, a shell that names
     signals in Chinese, a path said missing in Chinese, packages newer than the code, a notebook's kernel
-    restarted, Windows' paging file): each is rendered until seen, and the rules read it as its label."""
+    restarted, Windows' paging file, and the rarer signatures of simulate_rare): each is rendered until seen, and
+    the rules read it as its label."""
     from pipeline import simulate_failures as S
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
@@ -587,7 +599,31 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              # a shell in a Chinese locale names the signal in Chinese
              (S.e_shm_exhausted, "det", {}, "2x_bus_core_dumped", "shm_exhausted", {"zh_shell": True}),
              # a scheduler's SIGTERM that Paddle's signal handler reports is no crash: no rule reads a cause in it
-             (S.e_unknown, "nlp", {}, "2x_deadline_sigterm", None))
+             (S.e_unknown, "nlp", {}, "2x_deadline_sigterm", None),
+             # the rarer signatures (simulate_rare): each read by the rule that knows it
+             (F.f_gpu_unusable, "det", {}, "gpu_unusable_init_error3", "gpu_not_visible"),
+             (F.f_gpu_unusable, "det", {}, "gpu_unusable_smi_no_devices", "gpu_not_visible"),
+             (F.f_driver_requirement, "ocr", {}, "driver_requirement_container_cli", "cuda_driver_too_old"),
+             (F.f_driver_requirement, "ocr", {}, "driver_requirement_note", "cuda_driver_too_old"),
+             (F.f_cudnn_unusable, "det", {}, "cudnn_not_initialized_after_warning", "cuda_lib_missing"),
+             (F.f_cudnn_unusable, "det", {}, "cudnn_version_mismatch", "cuda_lib_missing"),
+             (F.f_custom_op_no_toolkit, "det", {}, "custom_op_no_toolkit", "cuda_lib_missing"),
+             (F.f_os_package_missing, "ocr", {}, "os_package_gcc", "system_lib_missing"),
+             (F.f_os_package_missing, "ocr", {}, "os_package_python_h", "system_lib_missing"),
+             (F.f_os_package_missing, "ocr", {}, "os_package_ffmpeg", "system_lib_missing"),
+             (F.f_feature_needs_newer_gpu, "nlp", {}, "feature_needs_newer_gpu", "gpu_arch_unsupported"),
+             (F.f_shm_semaphores, "ocr", {}, "shm_semaphores", "shm_exhausted"),
+             (F.f_model_format_mismatch, "infer", {}, "model_format_shape_not_matching", "model_version_incompatible"),
+             (F.f_model_format_mismatch, "infer", {}, "model_format_pir_json", "model_version_incompatible"),
+             (F.f_model_format_mismatch, "infer", {}, "model_format_converter", "model_version_incompatible"),
+             (F.f_static_api_in_dygraph, "nlp", {}, "static_api_in_dygraph", "api_incompatible"),
+             (F.f_toolkit_module_changed, "nlp", {}, "toolkit_module_changed", "python_dependency_conflict"),
+             (F.f_launch_and_init, "nlp", {}, "launch_master_sync", "distributed_comm_failure"),
+             (F.f_launch_and_init, "nlp", {}, "launch_nccl_setup_hangs", "distributed_comm_failure"),
+             (F.f_launch_and_init, "nlp", {}, "launch_not_initialized", "distributed_comm_failure"),
+             (F.f_launch_and_init, "nlp", {}, "launch_mpi_peer_lost", "distributed_comm_failure"),
+             (F.f_windows_crash, "ocr", {}, "windows_crash", "native_crash"),
+             (F.f_disk_quota, "det", {}, "disk_quota", "disk_full"))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
