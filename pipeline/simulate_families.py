@@ -11,12 +11,14 @@ from typing import Callable
 from pipeline.simulate_rare import (
     f_cudnn_unusable,
     f_custom_op_no_toolkit,
+    f_disk_full_then_write_fails,
     f_disk_quota,
     f_driver_requirement,
     f_feature_needs_newer_gpu,
     f_gpu_unusable,
     f_launch_and_init,
     f_model_format_mismatch,
+    f_openmp_twice,
     f_os_package_missing,
     f_shm_semaphores,
     f_static_api_in_dygraph,
@@ -905,11 +907,12 @@ FAMILIES = {
     # numpy/module conflicts keep their own forms too; opencv/hub/pillow conflicts only have these
     "python_dependency_conflict": ((lambda c: {"numpy2": 1.5, "module": 0.8, "opencv": 1000, "hfhub": 1000,
                                                "pillow10": 1000}.get(c.extra.get("dep_conflict", ""), 0), f_third_party_api),
-                                   (lambda c: 0.6 if c.extra.get("dep_conflict") == "module" else 0, f_toolkit_module_changed)),
+                                   (lambda c: 0.6 if c.extra.get("dep_conflict") == "module" else 0, f_toolkit_module_changed),
+                                   (lambda c: 0.3, f_openmp_twice)),
     "shm_exhausted": ((lambda c: 1.0, f_shm_more), (lambda c: 0.6, f_shm_semaphores)),
     "gpu_arch_unsupported": ((lambda c: 0.8 if c.job == "nlp" else 0.3, f_feature_needs_newer_gpu),),
     "api_incompatible": ((lambda c: 0.5, f_static_api_in_dygraph),),
-    "disk_full": ((lambda c: 0.5, f_disk_quota),),
+    "disk_full": ((lambda c: 0.5, f_disk_quota), (lambda c: 0.6, f_disk_full_then_write_fails)),
 }
 
 

@@ -364,3 +364,51 @@ def f_disk_quota(c: Ctx) -> str:
     em.err(c.strerror(f"OSError: [Errno 122] Disk quota exceeded: '{path}'") if r.random() < 0.7 else
            f"cp: 写入 '{path}' 出错: 超出磁盘限额")
     return "disk_quota"
+
+
+def f_disk_full_then_write_fails(c: Ctx) -> str:
+    """The disk fills: ENOSPC is said once, early (GLOG cannot create its log file, pip cannot unpack), and what
+    fails at the end is a write that reads like a path or permission problem, often in C++ and aborted."""
+    r, em = c.rng, c.em
+    first = wpick(r, [(1.2, "glog"), (1, "pip"), (0.8, "docker")])
+    if first == "glog":
+        em.err("Could not create logging file: No space left on device",
+               f"COULD NOT CREATE A LOGGINGFILE {em.ts_iso().replace('-', '').replace(' ', '-').replace(':', '')}.{em.pid}!")
+    elif first == "pip":
+        em.err(c.strerror("ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"))
+    else:
+        em.err(f"failed to register layer: write /var/lib/docker/overlay2/{r.getrandbits(64):016x}/diff/usr/local/lib/"
+               f"python{c.python}/dist-packages/paddle/libs/libphi.so: no space left on device")
+    if c.job in ("infer", "serving") or r.random() < 0.3:
+        cache = f"{c.model_dir}/_opt_cache/trt_serialized_{r.getrandbits(60)}"
+        em.err("terminate called after throwing an instance of 'phi::enforce::EnforceNotMet'",
+               f"  what():  (Unavailable) Fail to open {cache} to write. Please check whether the directory exists and "
+               "you have write permission.",
+               "  [Hint: Expected static_cast<bool>(outfile) == true, but received static_cast<bool>(outfile):0 != true:1.] "
+               "(at /paddle/paddle/fluid/inference/analysis/helper.h:364)", "", c.shell("Aborted (core dumped)"))
+        return f"disk_full_then_{first}_write_abort"
+    py_tb(c, frames_user(c) + [(f"{c.pkg}/framework/io.py", pick(r, (700, 812)), "save", "with _open_file_buffer(path, 'wb') as f:")])
+    em.err(f"OSError: [Errno 5] Input/output error: '{c.workdir}/output/latest.pdparams'" if r.random() < 0.5 else
+           f"ValueError: The ``path`` ({c.workdir}/output/latest.pdparams) to save model is not writable.")
+    return f"disk_full_then_{first}_save"
+
+
+# ---- python_dependency_conflict: two packages that each bundle Intel's OpenMP runtime
+
+
+def f_openmp_twice(c: Ctx) -> str:
+    """conda's MKL, PyTorch and Paddle wheels each ship libiomp5; loaded into one process, OpenMP aborts."""
+    r, em = c.rng, c.em
+    windows = r.random() < 0.6
+    lib = "libiomp5md.dll" if windows else "libiomp5.so"
+    em.err(f"OMP: Error #15: Initializing {lib}, but found {lib} already initialized.",
+           "OMP: Hint This means that multiple copies of the OpenMP runtime have been linked into the program. That is "
+           "dangerous, since it can degrade performance or cause incorrect results. The best thing to do is to ensure "
+           "that only a single OpenMP runtime is linked into the process, e.g. by avoiding static linking of the OpenMP "
+           "runtime in any library. As an unsafe, unsupported, undocumented workaround you can set the environment "
+           "variable KMP_DUPLICATE_LIB_OK=TRUE to allow the program to continue to execute, but that may cause crashes "
+           "or silently produce incorrect results. For more information, please see "
+           "http://www.intel.com/software/products/support/.")
+    if not windows:
+        em.err(c.shell("Aborted (core dumped)"))
+    return "openmp_twice"

@@ -491,6 +491,8 @@ FAMILY_PHRASES = {
     "f_static_api_in_dygraph": "static graph mode", "f_toolkit_module_changed": ("has no attribute", "No module named"),
     "f_launch_and_init": ("not NoneType", "NCCL INFO", "not been initialized", "init_parallel_env()", "MPI communication peer"),
     "f_windows_crash": "(0xC0000", "f_disk_quota": ("Disk quota exceeded", "超出磁盘限额"),
+    "f_disk_full_then_write_fails": ("No space left on device", "no space left on device"),
+    "f_openmp_twice": "OMP: Error #15",
 }
 
 
@@ -623,7 +625,9 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_launch_and_init, "nlp", {}, "launch_not_initialized", "distributed_comm_failure"),
              (F.f_launch_and_init, "nlp", {}, "launch_mpi_peer_lost", "distributed_comm_failure"),
              (F.f_windows_crash, "ocr", {}, "windows_crash", "native_crash"),
-             (F.f_disk_quota, "det", {}, "disk_quota", "disk_full"))
+             (F.f_disk_quota, "det", {}, "disk_quota", "disk_full"),
+             (F.f_disk_full_then_write_fails, "infer", {}, "disk_full_then", "disk_full"),
+             (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
