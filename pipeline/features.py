@@ -20,6 +20,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pipeline.rules import ENDED_WELL
+
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
     r"(?i)error|exception|traceback|fatal|fail|killed|abort|segmentation|sig[a-z]{2,4}\b|bus error|"
@@ -221,13 +223,6 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
                     r"\.so[.\d]*\(\+0x[0-9a-f]+\)\[0x"),
 )
 _FAILED_EXIT = re.compile(r"(?i)exit(?:ed)? (?:with )?(?:code|status):? *-?[1-9]\d*\b|Exited \([1-9]\d*\)")
-# the last lines say the run did its work (a result, a saved model, a finished loop), after any error
-ENDED_WELL = re.compile(
-    r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
-    r"(?:is )?(?:finished|completed|done)|训练完成|Exit code:? 0\b|Pod completed|Successfully (?:saved|exported)|"
-    r"Predict time of|predict total time|(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|"
-    r"save(?:d)? (?:model|checkpoint|the model)|Saving model checkpoint|Average Precision|average FPS|"
-    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]\s*0?\.\d")
 _CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
 _FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 _IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)

@@ -62,10 +62,16 @@ FAILURE_KINDS = frozenset({"py_traceback", "cpp_traceback", "error_summary"})
 FAILURE_LEVELS = frozenset({"FATAL"})
 TAIL_FOR_FAILURE = 3
 SUCCESS_TAIL = 5
-_SUCCEEDED = re.compile(
-    r"installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
-    r"(?:is )?(?:finished|completed|done)|训练完成|Exit code:? 0\b|exit code 0\b|Pod completed|"
-    r"Successfully (?:saved|exported|installed)|done, time cost", re.IGNORECASE)
+# the last lines say the run did its work (a result, a saved model, a finished loop): the end of a paste
+# with no exit status (rules' unless_succeeded, and the model's ended_well token)
+ENDED_WELL = re.compile(
+    r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
+    r"(?:is )?(?:finished|completed|done)|训练完成|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
+    r"Successfully (?:saved|exported|installed)|done, time cost|Predict time of|predict total time|"
+    r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
+    r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
+    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
+    r"onRun\w*Succe|trainingEnd|Best test")
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed, an error said in so many words
 _ENDS_FAILED = re.compile(
@@ -917,7 +923,7 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
         return False
     msgs = [m for m in (list(events["message"]) if "message" in events.columns else []) if isinstance(m, str)]
     for m in reversed(msgs[-SUCCESS_TAIL:]):
-        if _SUCCEEDED.search(m):
+        if ENDED_WELL.search(m):
             return True
         if _ENDS_FAILED.search(m):
             return False

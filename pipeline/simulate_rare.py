@@ -94,7 +94,14 @@ def f_driver_requirement(c: Ctx) -> str:
 
 def f_cudnn_unusable(c: Ctx) -> str:
     r, em = c.rng, c.em
-    v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized")])
+    v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized"),
+                  (0.6, "zlibwapi")])
+    if v == "zlibwapi":            # cuDNN >= 8.3 on Windows needs ZLIB's DLL beside it; it exits at the first conv
+        em.out(f"W1102 20:15:33.{r.randrange(10**6):06d} {em.pid} gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute "
+               f"Capability: {c.cc}, Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}",
+               f"W1102 20:15:33.{r.randrange(10**6):06d} {em.pid} gpu_resources.cc:149] device: 0, cuDNN Version: 8.{pick(r, (4, 6, 9))}.")
+        em.err("Could not locate zlibwapi.dll. Please make sure it is in your library path!")
+        return "cudnn_zlibwapi"
     if v == "version_mismatch":    # cuDNN 9's sub-libraries from two installs
         paddle_error(c, "External", ["CUDNN error(12), CUDNN_STATUS_VERSION_MISMATCH. "],
                      "'CUDNN_STATUS_VERSION_MISMATCH'. Some cuDNN sub-library has a different version from the others.",
@@ -412,3 +419,25 @@ def f_openmp_twice(c: Ctx) -> str:
     if not windows:
         em.err(c.shell("Aborted (core dumped)"))
     return "openmp_twice"
+
+
+# ---- python_dependency_conflict: a package Paddle itself imports, at a version this Paddle was not built for
+
+
+def f_paddle_dependency_version(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    fw = f"{c.pkg}/{'fluid' if c.fw == 'fluid' else 'jit'}/dy2static" if c.major >= 2 else f"{c.pkg}/fluid/dygraph/dygraph_to_static"
+    v = wpick(r, [(1, "gast"), (1, "astor")])
+    if v == "gast":     # gast 0.4 (pulled in by TensorFlow) under Paddle 2.0-2.2's dy2static, which pins 0.3.3
+        py_tb(c, frames_user(c) + [(f"{fw}/program_translator.py", pick(r, (338, 861)), "__call__",
+                                    "concrete_program, partial_program_layer = self.get_concrete_program(*args, **kwargs)"),
+                                   (f"{fw}/utils.py", pick(r, (612, 645)), "visit_Subscript",
+                                    "if isinstance(node.slice, gast.Index):")])
+        em.err("AttributeError: module 'gast' has no attribute 'Index'")
+    else:
+        py_tb(c, frames_user(c) + [(f"{fw}/origin_info.py", pick(r, (255, 281)), "attach_origin_info",
+                                    "source_code = astor.to_source(ast_node)")])
+        em.err("AttributeError: module 'astor' has no attribute 'to_source'")
+    if r.random() < 0.5:
+        em.out(f"ERROR: paddlepaddle-gpu {c.paddle} has requirement {v}==0.3.3, but you'll have {v} 0.4.0 which is incompatible.")
+    return f"paddle_dependency_{v}"

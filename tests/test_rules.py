@@ -226,6 +226,14 @@ def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
     assert RS.match(events(warning), {}).rule_id == "lite_opt_version_mismatch"   # a paste: nothing else known
     assert RS.match(events(warning), {"exit_code": 0}) is None
     assert RS.match(events(warning + ["inference finished, 12 images"]), {}) is None
+    # the ways a paste says the job did its work: results drawn, a model saved, a test accuracy, a pass ended
+    for done in ("11-02 19:40:10.461 26411 26411 I MainActivity: onRunModelSuccessed, 9 results drawn",
+                 "saved to .\\output\\mnist_lenet.pdparams", "epoch 1 test acc 0.9866",
+                 "I0613 09:10:22.936410    31 Trainer.cpp:214] trainingEnd: pass=4",
+                 "INFO 2024-01-18 09:41:11,208 [dag.py:404] (data_id=1 log_id=0) Succ predict"):
+        assert RS.match(events(warning + [done]), {}) is None, done
+        # ... unless an error follows it
+        assert RS.match(events(warning + [done, "RuntimeError: (PreconditionNotMet) op load failed"]), {}) is not None
 
 
 def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():

@@ -483,7 +483,8 @@ FAMILY_PHRASES = {
     # simulate_rare
     "f_gpu_unusable": ("initialization error", "busy or unavailable", "stub library", "No devices were found",
                        "CUDA_VISIBLE_DEVICES is set to be empty"),
-    "f_driver_requirement": ("unsatisfied condition: cuda>=", "Driver API Version"), "f_cudnn_unusable": "CUDNN_STATUS_",
+    "f_driver_requirement": ("unsatisfied condition: cuda>=", "Driver API Version"),
+    "f_cudnn_unusable": ("CUDNN_STATUS_", "zlibwapi.dll"),
     "f_custom_op_no_toolkit": "Failed to compile custom operator", "f_os_package_missing": ("No such file or directory", "not found"),
     "f_feature_needs_newer_gpu": ("FlashAttention", "bfloat16"), "f_shm_semaphores": "[Errno 28]",
     "f_model_format_mismatch": ("expected shape", "a shape of", "inference.json", "not supported yet", "IR version",
@@ -492,7 +493,7 @@ FAMILY_PHRASES = {
     "f_launch_and_init": ("not NoneType", "NCCL INFO", "not been initialized", "init_parallel_env()", "MPI communication peer"),
     "f_windows_crash": "(0xC0000", "f_disk_quota": ("Disk quota exceeded", "超出磁盘限额"),
     "f_disk_full_then_write_fails": ("No space left on device", "no space left on device"),
-    "f_openmp_twice": "OMP: Error #15",
+    "f_openmp_twice": "OMP: Error #15", "f_paddle_dependency_version": "has no attribute",
 }
 
 
@@ -627,7 +628,9 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_windows_crash, "ocr", {}, "windows_crash", "native_crash"),
              (F.f_disk_quota, "det", {}, "disk_quota", "disk_full"),
              (F.f_disk_full_then_write_fails, "infer", {}, "disk_full_then", "disk_full"),
-             (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"))
+             (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"),
+             (F.f_paddle_dependency_version, "det", {}, "paddle_dependency_gast", "python_dependency_conflict"),
+             (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
