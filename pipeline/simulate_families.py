@@ -9,6 +9,7 @@ import time
 from typing import Callable
 
 from pipeline.simulate_rare import (
+    f_android_lmk,
     f_cudnn_unusable,
     f_custom_op_no_toolkit,
     f_disk_full_then_write_fails,
@@ -890,7 +891,8 @@ FAMILIES = {
                          (lambda c: 0.3 if not _lib(c, "cudart") and not _lib(c, "nccl") else 0, f_custom_op_no_toolkit)),
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
-    "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed), (lambda c: 0.25, f_win_paging_file)),
+    "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed), (lambda c: 0.25, f_win_paging_file),
+                 (lambda c: 0.3 if c.job in ("infer", "serving") else 0, f_android_lmk)),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
                                  (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
                                  (lambda c: 0.3, f_etcd_store), (lambda c: 0.8, f_launch_and_init)),

@@ -95,7 +95,7 @@ def f_driver_requirement(c: Ctx) -> str:
 def f_cudnn_unusable(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized"),
-                  (0.6, "zlibwapi")])
+                  (1.2, "zlibwapi")])
     if v == "zlibwapi":            # cuDNN >= 8.3 on Windows needs ZLIB's DLL beside it; it exits at the first conv
         em.out(f"W1102 20:15:33.{r.randrange(10**6):06d} {em.pid} gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute "
                f"Capability: {c.cc}, Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}",
@@ -441,3 +441,20 @@ def f_paddle_dependency_version(c: Ctx) -> str:
     if r.random() < 0.5:
         em.out(f"ERROR: paddlepaddle-gpu {c.paddle} has requirement {v}==0.3.3, but you'll have {v} 0.4.0 which is incompatible.")
     return f"paddle_dependency_{v}"
+
+
+# ---- host_oom: an Android device's low-memory killer takes the app that runs Paddle-Lite
+
+
+def f_android_lmk(c: Ctx) -> str:
+    r, em = c.rng, c.em
+    app = pick(r, ("com.baidu.paddle.lite.demo.ocr", "com.example.ppocrdemo", "com.company.detector"))
+    pid, t = 14000 + r.randrange(5000), em.ts_short().split(" ")[0].replace("/", "-")
+    em.out(f"{t} 20:31:44.101 {pid} {pid + 61} I Paddle-Lite: [I  5/ 9 20:31:44.101 ...ite/core/program.cc:270 Run] "
+           "Running the program")
+    for victim, adj in (("com.android.vending", 905), ("com.tencent.mm", 700), (app, 0))[r.randrange(2):]:
+        em.out(f"{t} 20:31:50.{r.randrange(1000):03d}   560   560 I lowmemorykiller: Kill '{victim}' ({r.randrange(3000, 20000)}), "
+               f"uid 10{r.randrange(100, 400)}, oom_score_adj {adj} to free {r.randrange(50000, 1800000)}kB rss, "
+               f"{r.randrange(10000, 100000)}kB swap; reason: device is low on memory")
+    em.out(f"{t} 20:31:50.433  1192  1391 I ActivityManager: Process {app} (pid {pid}) has died: fg  TOP ")
+    return "android_lmk"

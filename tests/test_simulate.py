@@ -494,6 +494,7 @@ FAMILY_PHRASES = {
     "f_windows_crash": "(0xC0000", "f_disk_quota": ("Disk quota exceeded", "超出磁盘限额"),
     "f_disk_full_then_write_fails": ("No space left on device", "no space left on device"),
     "f_openmp_twice": "OMP: Error #15", "f_paddle_dependency_version": "has no attribute",
+    "f_android_lmk": "lowmemorykiller: Kill",
 }
 
 
@@ -630,7 +631,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_disk_full_then_write_fails, "infer", {}, "disk_full_then", "disk_full"),
              (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"),
              (F.f_paddle_dependency_version, "det", {}, "paddle_dependency_gast", "python_dependency_conflict"),
-             (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"))
+             (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"),
+             (F.f_android_lmk, "infer", {}, "android_lmk", "host_oom"))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
