@@ -667,3 +667,15 @@ def test_a_training_corpus_plants_every_cause_to_its_minimum_and_labels_stay_wha
         assert decide(after)[0] == after.category
         if after.category != before.category:
             assert (before.category == "no_failure" or before.planted) and after.planted
+
+
+def test_every_stage_that_renders_with_the_simulator_depends_on_all_its_modules():
+    """A simulator module missing from a stage's deps leaves `dvc repro` training on a stale corpus."""
+    import yaml
+    root = Path(__file__).resolve().parents[1]
+    modules = {f"pipeline/{p.name}" for p in (root / "pipeline").glob("simulate*.py")}
+    stages = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
+    rendering = {name: set(s.get("deps", [])) for name, s in stages.items() if "pipeline/simulate.py" in s.get("deps", [])}
+    assert {"simulate_corpus", "render_real"} <= set(rendering)
+    for name, deps in rendering.items():
+        assert modules <= deps, (name, sorted(modules - deps))
