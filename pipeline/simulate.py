@@ -46,6 +46,7 @@ from pathlib import Path
 
 from pipeline import simulate_bugs as B
 from pipeline import simulate_text as T
+from pipeline.simulate_text import vt
 
 CATEGORIES = ("cuda_driver_too_old", "gpu_not_visible", "cuda_lib_missing", "gpu_arch_unsupported",
               "system_lib_missing", "shm_exhausted", "gpu_oom", "host_oom", "model_version_incompatible",
@@ -61,10 +62,6 @@ def rng_for(*parts) -> random.Random:
 
 def hexid(n: int, *parts) -> str:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:n]
-
-
-def vt(v: str) -> tuple:
-    return tuple(int(x) for x in v.split("."))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -5,12 +5,17 @@ mixed into a category's renderer through ``pipeline.simulate_families.FAMILIES``
 """
 from __future__ import annotations
 
-from pipeline.simulate_text import Ctx, fatal_signal, frames_user, paddle_error, pick, py_tb, wpick
-
-
-def vt_less(a: str, b: str) -> bool:
-    """'11.4' < '11.8' as versions."""
-    return tuple(int(x) for x in a.split(".")) < tuple(int(x) for x in b.split("."))
+from pipeline.simulate_text import (
+    Ctx,
+    dataloader_dir,
+    fatal_signal,
+    frames_user,
+    paddle_error,
+    pick,
+    py_tb,
+    vt,
+    wpick,
+)
 
 # ---- gpu_not_visible: a GPU the container cannot use, said by CUDA's own codes or by the tools
 
@@ -58,7 +63,7 @@ def f_driver_requirement(c: Ctx) -> str:
     r, em = c.rng, c.em
     # minor-version compatibility (CUDA >= 11) lets a driver of the same major run a newer runtime: only a major
     # gap, or any gap before 11, is too old
-    if c.driver_api.split(".")[0] != c.cuda.split(".")[0] and vt_less(c.driver_api, c.cuda):
+    if c.driver_api.split(".")[0] != c.cuda.split(".")[0] and vt(c.driver_api) < vt(c.cuda):
         have, need = c.driver_api, c.cuda
     else:
         have, need = pick(r, (("11.4", "12.0"), ("11.2", "12.2"), ("11.8", "12.4"), ("10.2", "11.2"), ("10.1", "10.2"),
@@ -108,7 +113,7 @@ def f_cudnn_unusable(c: Ctx) -> str:
                      "paddle/phi/kernels/gpudnn/conv_kernel.cu:" + str(pick(r, (237, 401))), "conv")
         return "cudnn_version_mismatch"
     if v == "not_initialized_after_warning":
-        have = pick(r, ("7.6", "8.0", "8.1")) if vt_less("8.2", c.cudnn) else "7.3"
+        have = pick(r, ("7.6", "8.0", "8.1")) if vt("8.2") < vt(c.cudnn) else "7.3"
         em.glog("W", f"gpu_resources.cc:{pick(r, (164, 196))}", f"WARNING: device: 0. The installed Paddle is compiled "
                 f"with CUDNN {c.cudnn}, but CUDNN version in your machine is {have}, which may cause serious "
                 "incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version.")
@@ -210,8 +215,7 @@ def f_feature_needs_newer_gpu(c: Ctx) -> str:
 def f_shm_semaphores(c: Ctx) -> str:
     r, em = c.rng, c.em
     lib = f"/usr/lib/python{c.python}/multiprocessing"
-    dl = f"{c.pkg}/io/dataloader" if c.paddle >= "2.5" else f"{c.pkg}/fluid/dataloader"
-    py_tb(c, frames_user(c) + [(f"{dl}/dataloader_iter.py", pick(r, (380, 515)), "_init_workers",
+    py_tb(c, frames_user(c) + [(f"{dataloader_dir(c)}/dataloader_iter.py", pick(r, (380, 515)), "_init_workers",
                                 "indices_queue = multiprocessing.Queue()"),
                                (f"{lib}/context.py", 103, "Queue", "return Queue(maxsize, ctx=self.get_context())"),
                                (f"{lib}/queues.py", 43, "__init__", "self._rlock = ctx.Lock()"),

@@ -256,6 +256,11 @@ _ZH_ERRNO = (("Connection refused", "拒绝连接"), ("Connection reset by peer"
              ("No space left on device", "设备上没有空间"), ("Cannot allocate memory", "无法分配内存"))
 
 
+def vt(v: str) -> tuple:
+    """A dotted version as a tuple that compares as versions: vt("11.4") < vt("11.10")."""
+    return tuple(int(x) for x in v.split("."))
+
+
 def pick(rng: random.Random, seq):
     return seq[rng.randrange(len(seq))]
 
