@@ -85,7 +85,7 @@ EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
-    "tail", "needs_failure", "unless_succeeded", "frame", "meta", "case_sensitive", "examples",
+    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "frame", "meta", "case_sensitive", "examples",
     "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
@@ -145,6 +145,9 @@ class Rule:
     tail: int | None = None
     needs_failure: bool = False
     unless_succeeded: bool = False
+    # does not fire in a run known to have ended well whose log also says one of these (a GPU
+    # warning in a job that asked for the CPU and did its work; the same warning in a GPU job is its cause)
+    unless_succeeded_with: tuple[str, ...] = ()
     frame: tuple[str, ...] = ()
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     case_sensitive: bool = False
@@ -159,6 +162,7 @@ class Rule:
     exc_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     ctx_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     unless_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    succeeded_with_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     weak_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
 
     def priority_on(self, line: str) -> int:
@@ -755,6 +759,10 @@ class RuleSet:
             if r.meta_ok(meta) and not (r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id)):
                 fired.append(_Hit(r, -1, None, f"container metadata: {describe_meta(meta)}", r.priority))
 
+        spared = [h for h in fired if h.rule.unless_succeeded_with and log_has(
+            h.rule.succeeded_with_rx, h.rule.unless_succeeded_with, h.rule, "s:" + h.rule.id)]
+        if spared and run_succeeded(events, meta):
+            fired = [h for h in fired if h not in spared]
         if any(h.rule.needs_failure for h in fired):
             # a hit is failure evidence unless its rule is for latent causes itself
             failed = any(not (h.rule.needs_failure or h.rule.unless_succeeded) for h in fired) \
@@ -1021,7 +1029,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         )
 
         lists: dict[str, tuple[str, ...]] = {}
-        for key in ("patterns", "require", "exclude", "context", "unless"):
+        for key in ("patterns", "require", "exclude", "context", "unless", "unless_succeeded_with"):
             lists[key] = _patterns(key, spec.get(key), variables, errs)
         if not lists["patterns"] and not meta:
             errs.append("needs patterns or meta")
@@ -1043,6 +1051,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         compiled["exc_rx"] = _any_rx(lists["exclude"], flags)
         compiled["ctx_rx"] = _any_rx(lists["context"], flags)
         compiled["unless_rx"] = _any_rx(lists["unless"], flags)
+        compiled["succeeded_with_rx"] = _any_rx(lists["unless_succeeded_with"], flags)
         compiled["req_rx"] = tuple(_LazyRegex(p, flags) for p in lists["require"])
         compiled["weak_rx"] = _any_rx(weak_when, flags)
         rules.append(
@@ -1051,7 +1060,8 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 patterns=lists["patterns"], field=fld, require=lists["require"],
                 exclude=lists["exclude"], context=lists["context"], unless=lists["unless"],
                 tail=tail, needs_failure=bool(spec.get("needs_failure", False)),
-                unless_succeeded=bool(spec.get("unless_succeeded", False)), frame=frame_spec, meta=meta,
+                unless_succeeded=bool(spec.get("unless_succeeded", False)),
+                unless_succeeded_with=lists["unless_succeeded_with"], frame=frame_spec, meta=meta,
                 case_sensitive=case_sensitive,
                 examples=tuple(_as_list(spec.get("examples"))),
                 counter_examples=tuple(_as_list(spec.get("counter_examples"))),
@@ -1157,7 +1167,7 @@ def check(path: str | Path | None = None) -> list[str]:
                     f"rule {r.id}: pattern {p!r} has no selective required literal "
                     f"(found {sorted(lits) if lits else None}); the keyword prefilter needs one"
                 )
-        for key in ("context", "unless"):  # searched over the whole log with RE2
+        for key in ("context", "unless", "unless_succeeded_with"):  # searched over the whole log with RE2
             for p in getattr(r, key):
                 err = re2_error(f"(?{r.re2_flags}:{p})")
                 if err:

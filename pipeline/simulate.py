@@ -471,10 +471,10 @@ def _bug_cause(s: RunSpec) -> str:
 
 # the bugs each input of a job kind can carry (simulate_bugs.CODE_BUGS renders them)
 JOB_BUGS = {
-    "ocr": {"revision": ("shape_matmul", "conv_channels", "reshape", "user_exception", "dtype"),
+    "ocr": {"revision": ("shape_matmul", "conv_channels", "reshape", "user_exception", "dtype", "spawn_guard"),
             "dataset": ("parse_line", "label_range", "collate", "illegal_address"),
             "config": ("yaml", "missing_key", "unknown_key", "num_classes")},
-    "det": {"revision": ("conv_channels", "broadcast", "user_exception", "reshape", "dtype"),
+    "det": {"revision": ("conv_channels", "broadcast", "user_exception", "reshape", "dtype", "spawn_guard"),
             "dataset": ("label_map", "label_range", "collate", "illegal_address"),
             "config": ("yaml", "unknown_key", "num_classes", "missing_key")},
     "nlp": {"revision": ("shape_matmul", "loss_shape", "user_exception", "dtype", "broadcast"),

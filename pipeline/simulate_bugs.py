@@ -33,7 +33,7 @@ CODE_BUG_PHASE = {
     "shape_matmul": "first", "conv_channels": "first", "reshape": "first", "broadcast": "first", "dtype": "first",
     "loss_shape": "first", "wrong_model": "first", "num_classes": "step", "user_exception": "step",
     "label_range": "step", "label_map": "load", "parse_line": "load", "collate": "first", "illegal_address": "step",
-    "embedding_ids": "step", "json_line": "load", "bad_input": "step",
+    "embedding_ids": "step", "json_line": "load", "bad_input": "step", "spawn_guard": "first",
 }
 
 _REPO = {"ocr": "PaddleOCR", "det": "PaddleDetection"}
@@ -516,6 +516,34 @@ def bug_collate(c: Ctx) -> str:
     return "collate_worker"
 
 
+def bug_spawn_guard(c: Ctx) -> str:
+    """A script that starts DataLoader workers without the ``if __name__ == '__main__':`` guard where workers are
+    spawned (Windows, macOS, a start method set to spawn or forkserver): each child re-runs the script and dies."""
+    r, em = c.rng, c.em
+    where = wpick(r, [(1.0, "linux"), (1.0, "win"), (0.5, "mac")])
+    if where == "win":
+        lib, script, sep = r"C:\Users\dev\miniconda3\envs\pd\lib", r"D:\work\train.py", "\\"
+    elif where == "mac":
+        lib, script, sep = "/opt/homebrew/Caskroom/miniconda/base/lib/python3.10", "/Users/dev/work/train.py", "/"
+    else:
+        lib, script, sep = f"/usr/lib/python{c.python}", f"{_repo(c)}/tools/train.py", "/"
+    mp = f"{lib}{sep}multiprocessing{sep}spawn.py"
+    py_tb(c, [("<string>", 1, "<module>", ""), (mp, 116, "spawn_main", "exitcode = _main(fd, parent_sentinel)"),
+              (mp, 125, "_main", "prepare(preparation_data)"),
+              (script, r.randrange(30, 90), "<module>", "for batch_id, data in enumerate(train_loader()):"),
+              (mp, 134, "_check_not_main", "raise RuntimeError('''")])
+    em.block(["RuntimeError: ", "        An attempt has been made to start a new process before the",
+              "        current process has finished its bootstrapping phase.", "",
+              "        This probably means that you are not using fork to start your",
+              "        child processes and you have forgotten to use the proper idiom",
+              "        in the main module:", "", "            if __name__ == '__main__':",
+              "                freeze_support()", "                ..."])
+    if r.random() < 0.6:
+        pids = ", ".join(str(r.randrange(2000, 30000)) for _ in range(max(1, c.num_workers)))
+        em.err(f"RuntimeError: DataLoader {max(1, c.num_workers)} workers exit unexpectedly, pids: {pids}")
+    return f"spawn_{where}"
+
+
 def bug_json_line(c: Ctx) -> str:
     r = c.rng
     py_v = c.python.split(".")[1]
@@ -676,9 +704,10 @@ CODE_BUGS = {
     "user_exception": bug_user_exception, "parse_line": bug_parse_line, "collate": bug_collate, "json_line": bug_json_line,
     "bad_input": bug_bad_input, "yaml": bug_yaml, "missing_key": bug_missing_key, "unknown_key": bug_unknown_key,
     "argparse": bug_argparse, "num_classes": bug_num_classes, "wrong_model": bug_wrong_model,
+    "spawn_guard": bug_spawn_guard,
 }
 # bugs a job of each kind can show when the fleet model did not name one (rendering outside pipeline.simulate)
-_DEFAULT_BUGS = {"ocr": ("shape_matmul", "conv_channels", "parse_line", "label_range", "yaml", "user_exception"),
+_DEFAULT_BUGS = {"ocr": ("shape_matmul", "conv_channels", "parse_line", "label_range", "yaml", "user_exception", "spawn_guard"),
                  "det": ("conv_channels", "label_map", "collate", "broadcast", "unknown_key", "user_exception"),
                  "nlp": ("shape_matmul", "loss_shape", "embedding_ids", "unknown_key", "user_exception"),
                  "infer": ("dtype", "conv_channels", "bad_input", "user_exception"),

@@ -603,7 +603,14 @@ def e_distributed_comm_failure(c: Ctx) -> str:
                   ["Error: NCCL error 2, unhandled system error at (/paddle/paddle/fluid/platform/nccl_helper.h:115)",
                    ""])
     else:
-        paddle_error(c, "External", ["NCCL error(2), unhandled system error. "],
+        msg = ["NCCL error(2), unhandled system error. "]
+        if c.gen != "1x" and r.random() < 0.35:
+            # the fixes Paddle appends whenever errno is ENOSPC or EAGAIN (a stale EAGAIN from a socket, mostly)
+            msg = ["Nccl error, unhandled system error, detail: Resource temporarily unavailable",
+                   "Please try one of the following solutions:", "1. export NCCL_SHM_DISABLE=1;",
+                   "2. export NCCL_P2P_LEVEL=SYS;", "3. Increase shared memory by setting the -shm-size option when "
+                   "starting docker container, e.g., setting  -shm-size=2g.", ""]
+        paddle_error(c, "External", msg,
                      "'ncclSystemError'. System call (e.g. socket, malloc) or external library call failed or device "
                      "error. It can be also caused by unexpected exit of a remote peer, you can see the log of other "
                      "rank(s) for the cause of the error.", "paddle/phi/core/distributed/nccl_comm_context.cc:" +

@@ -12,6 +12,7 @@ from pipeline.simulate_rare import (
     f_android_lmk,
     f_cudnn_unusable,
     f_custom_op_no_toolkit,
+    f_cxx_api_compile,
     f_disk_full_then_write_fails,
     f_disk_quota,
     f_driver_requirement,
@@ -22,6 +23,8 @@ from pipeline.simulate_rare import (
     f_openmp_twice,
     f_os_package_missing,
     f_paddle_dependency_version,
+    f_pod_evicted_memory,
+    f_pod_evicted_storage,
     f_shm_semaphores,
     f_static_api_in_dygraph,
     f_toolkit_module_changed,
@@ -643,11 +646,23 @@ def f_op_not_registered_old(c: Ctx) -> str:
 
 
 def f_predictor_version(c: Ctx) -> str:
+    """Paddle Inference loads a model exported by another Paddle: it warns op by op, then an op fails (an attribute
+    the older export lacks, or an input it cannot type)."""
     r, em = c.rng, c.em
     em.glog("I", "op_compatible_info.cc:201", "The default operator required version is missing. Please update the model version.")
     em.glog("I", "analysis_predictor.cc:841", "MODEL VERSION: 0.0.0")
     em.glog("I", "analysis_predictor.cc:843", "PREDICTOR VERSION: 0.0.0")
-    em.glog("W", "analysis_predictor.cc:856", f" - Version incompatible ({pick(r, ('1', '2'))}) {pick(r, ('yolo_box', 'matrix_nms'))}")
+    if r.random() < 0.5:
+        em.glog("W", "analysis_predictor.cc:1145", "WARNING: Results may be DIFF! Please use the corresponding version of "
+                "the model and prediction library, and do not use the develop branch.")
+    for op in r.sample(("yolo_box", "matrix_nms", "roi_align", "generate_proposals_v2", "matmul_v2", "fill_constant",
+                        "elementwise_add", "lookup_table_v2"), r.randrange(1, 5)):
+        em.glog("W", "analysis_predictor.cc:1150", f" - Version incompatible ({pick(r, ('1', '2'))}) {op}")
+    if r.random() < 0.4:
+        paddle_error(c, "NotFound", [f"Attribute ({pick(r, ('aligned', 'data_format', 'use_quantizer', 'pixel_offset'))}) "
+                                     "should be in AttributeMap."], "Expected it != attrs_.end(), but received it == "
+                     "attrs_.end().", "paddle/fluid/framework/attribute.h:413", "exec")
+        return "predictor_version_attribute"
     paddle_error(c, "InvalidArgument", ["The Input Variable(Input) of conv2d Op used to determine kernel data type is empty or "
                                         "not LoDTensor or SelectedRows or LoDTensorArray."],
                  "Expected data_type != dafault_data_type, but received data_type:-1 == dafault_data_type:-1.",
@@ -892,7 +907,7 @@ FAMILIES = {
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
     "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed), (lambda c: 0.25, f_win_paging_file),
-                 (lambda c: 0.3 if c.job in ("infer", "serving") else 0, f_android_lmk)),
+                 (lambda c: 0.3 if c.job in ("infer", "serving") else 0, f_android_lmk), (lambda c: 0.15, f_pod_evicted_memory)),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
                                  (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
                                  (lambda c: 0.3, f_etcd_store), (lambda c: 0.8, f_launch_and_init)),
@@ -915,8 +930,10 @@ FAMILIES = {
                                    (lambda c: 0.4 if c.major == 2 else 0, f_paddle_dependency_version)),
     "shm_exhausted": ((lambda c: 1.0, f_shm_more), (lambda c: 0.6, f_shm_semaphores)),
     "gpu_arch_unsupported": ((lambda c: 0.8 if c.job == "nlp" else 0.3, f_feature_needs_newer_gpu),),
-    "api_incompatible": ((lambda c: 0.5, f_static_api_in_dygraph),),
-    "disk_full": ((lambda c: 0.5, f_disk_quota), (lambda c: 0.6, f_disk_full_then_write_fails)),
+    "api_incompatible": ((lambda c: 0.5, f_static_api_in_dygraph),
+                         (lambda c: 0.5 if c.job in ("infer", "serving") else 0, f_cxx_api_compile)),
+    "disk_full": ((lambda c: 0.5, f_disk_quota), (lambda c: 0.6, f_disk_full_then_write_fails),
+                  (lambda c: 0.3, f_pod_evicted_storage)),
 }
 
 

@@ -462,3 +462,61 @@ def f_android_lmk(c: Ctx) -> str:
                f"{r.randrange(10000, 100000)}kB swap; reason: device is low on memory")
     em.out(f"{t} 20:31:50.433  1192  1391 I ActivityManager: Process {app} (pid {pid}) has died: fg  TOP ")
     return "android_lmk"
+
+
+# ---- disk_full / host_oom: Kubernetes evicts the pod for what its node ran low on (a paste of kubectl describe)
+
+
+def _pod_evicted(c: Ctx, resource: str) -> None:
+    r, em = c.rng, c.em
+    pod = f"{pick(r, ('trainer', 'ppocr-rec', 'det-finetune', 'llm-sft'))}-{r.getrandbits(20):05x}"
+    if resource == "ephemeral-storage":
+        msg = pick(r, (f"The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: "
+                       f"{r.randrange(2_000_000, 20_000_000)}Ki. Container trainer was using {r.randrange(50, 400) * 2**20}Ki, "
+                       "request is 0, has larger consumption of ephemeral-storage.",
+                       f"Pod ephemeral local storage usage exceeds the total limit of containers {pick(r, (20, 50, 100))}Gi."))
+    else:
+        msg = (f"The node was low on resource: memory. Threshold quantity: 100Mi, available: {r.randrange(20, 99)}Mi. "
+               f"Container trainer was using {r.randrange(30, 120)}Gi, which exceeds its request of {pick(r, (8, 16, 32))}Gi.")
+    em.out(f"$ kubectl describe pod {pod}", f"Name:             {pod}", "Status:           Failed",
+           "Reason:           Evicted", f"Message:          {msg}")
+    if r.random() < 0.5:
+        em.out("Events:", "  Type     Reason   Age   From     Message", "  ----     ------   ----  ----     -------",
+               f"  Warning  Evicted  {r.randrange(2, 50)}m   kubelet  {msg}")
+
+
+def f_pod_evicted_storage(c: Ctx) -> str:
+    """Checkpoints or caches written to the container's writable layer fill the node's disk: the kubelet evicts."""
+    _pod_evicted(c, "ephemeral-storage")
+    return "pod_evicted_storage"
+
+
+def f_pod_evicted_memory(c: Ctx) -> str:
+    _pod_evicted(c, "memory")
+    return "pod_evicted_memory"
+
+
+
+# ---- api_incompatible: a C++ deployment written for another Paddle Inference / Paddle-Lite release
+
+
+def f_cxx_api_compile(c: Ctx) -> str:
+    """An inference demo's C++ built against this image's library: the classes it uses moved or are gone."""
+    r, em = c.rng, c.em
+    src = pick(r, ("/work/deploy/cpp/src/main.cc", "/home/dev/seg_demo/src/main.cc", "src/ocr_det.cpp", "demo/infer.cc"))
+    em.out(f"[ {r.randrange(10, 60)}%] Building CXX object CMakeFiles/{pick(r, ('main', 'ppocr', 'demo'))}.dir/{src.split('/')[-1]}.o")
+    v = pick(r, ("legacy", "member", "type"))
+    for _ in range(r.randrange(1, 4)):
+        line, col = r.randrange(12, 200), r.randrange(3, 40)
+        if v == "legacy":      # the Fluid-era API removed in 3.0
+            em.err(f"{src}:{line}:{col}: error: '{pick(r, ('NativeConfig', 'CreatePaddlePredictor', 'PaddleTensor', 'AnalysisConfig'))}' "
+                   "is not a member of 'paddle'")
+        elif v == "member":
+            em.err(f"{src}:{line}:{col}: error: 'class paddle_infer::Config' has no member named "
+                   f"'{pick(r, ('EnableTensorRtOSS', 'SetTRTDynamicShapeInfo', 'EnableMkldnnInt8', 'pass_builder'))}'")
+        else:
+            em.err(f"{src}:{line}:{col}: error: '{pick(r, ('Predictor', 'Tensor', 'Config'))}' in namespace 'paddle_infer' "
+                   "does not name a type")
+    em.err(f"make[2]: *** [CMakeFiles/demo.dir/build.make:{r.randrange(60, 90)}: CMakeFiles/demo.dir/main.cc.o] Error 1",
+           "make[1]: *** [CMakeFiles/Makefile2:83: CMakeFiles/demo.dir/all] Error 2", "make: *** [Makefile:91: all] Error 2")
+    return f"cxx_api_{v}"

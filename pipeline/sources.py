@@ -83,6 +83,9 @@ class LogFile:
     compressed: bool
     size: int | None = field(default=None, compare=False)     # on-disk size when discovered
     mtime: float | None = field(default=None, compare=False)  # modification time (epoch s) if known
+    # a file given by hand (logml predict): a line that is not the runtime's envelope is the user's own text
+    # around a pasted log, kept as a plain line instead of reported and skipped
+    pasted: bool = field(default=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -710,28 +713,32 @@ def _read_head(path: str, n: int) -> bytes:
 _CRI_SNIFF = re.compile(rb"^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) [FP]( |$)")
 
 
+def _line_format(line: bytes) -> str:
+    if line.startswith(b"{") and b'"log"' in line:
+        try:
+            obj = json.loads(line.decode("utf-8", "replace"))
+            if isinstance(obj, dict) and isinstance(obj.get("log"), str):
+                return "docker"
+        except ValueError:
+            pass
+    return "cri" if _CRI_SNIFF.match(line) else "plain"
+
+
 def sniff_format(sample: bytes) -> str:
-    """Guess "docker" | "cri" | "plain" from the first decompressed bytes of a log."""
-    for raw in sample.split(b"\n")[:20]:
-        line = raw.strip().replace(b"\x00", b"")
-        if not line:
-            continue
-        if line.startswith(b"{") and b'"log"' in line:
-            try:
-                obj = json.loads(line.decode("utf-8", "replace"))
-                if isinstance(obj, dict) and isinstance(obj.get("log"), str):
-                    return "docker"
-            except ValueError:
-                pass
-        if _CRI_SNIFF.match(line):
-            return "cri"
+    """Guess "docker" | "cri" | "plain" from the first decompressed bytes of a log: the format of most of
+    its first non-empty lines (a log pasted with a line of its own on top is still the runtime's format;
+    the reader reports that line as malformed)."""
+    lines = [ln for ln in (raw.strip().replace(b"\x00", b"") for raw in sample.split(b"\n")[:40]) if ln][:20]
+    if not lines:
         return "plain"
-    return "plain"
+    kinds = [_line_format(ln) for ln in lines]
+    best = max(("docker", "cri"), key=kinds.count)
+    return best if kinds.count(best) * 2 > len(kinds) or kinds[0] == best else "plain"
 
 
 def logfile_for_path(path: str) -> LogFile:
     """A LogFile for one file given by hand (format sniffed from its content)."""
-    return LogFile(path, sniff_format(_read_head(path, 1 << 16)), 0, path.endswith(".gz"))
+    return LogFile(path, sniff_format(_read_head(path, 1 << 16)), 0, path.endswith(".gz"), pasted=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -970,7 +977,7 @@ class _Joiner:
 
 class _Reader:
     def __init__(self, logfile: LogFile, chunk_lines: int, cap: int):
-        self.path, self.fmt, self.cap = logfile.path, logfile.fmt, cap
+        self.path, self.fmt, self.cap, self.pasted = logfile.path, logfile.fmt, cap, logfile.pasted
         self.acc = _Acc(logfile.path, chunk_lines)
         reason = "cri_partial_unterminated" if self.fmt == "cri" else "docker_partial_unterminated"
         self.joiner = _Joiner(self.acc, cap, reason)
@@ -1116,6 +1123,8 @@ class _Reader:
             try:
                 obj = json.loads(s)
             except ValueError:
+                if self.pasted:
+                    return None, None, s.rstrip("\r"), True
                 self.acc.problem(no, "malformed_json", s[:200])
                 return None
             if bad_utf8:
@@ -1237,6 +1246,8 @@ class _Reader:
             parts.append("")
         if (len(parts) != 4 or parts[1] not in ("stdout", "stderr") or parts[2] not in ("F", "P")
                 or not _looks_ts(parts[0])):
+            if self.pasted:
+                return None, None, s.rstrip("\r"), True
             self.acc.problem(no, "malformed_cri", s[:200])
             return None
         text = parts[3]

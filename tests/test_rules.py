@@ -249,6 +249,50 @@ def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
     assert v is not None and (v.category, v.rule_id) == ("gpu_not_visible", "gpu_wheel_fell_back_to_cpu")
 
 
+def test_a_cpu_job_on_a_gpu_build_that_did_its_work_is_not_blamed():
+    warn = ["W0719 06:30:12.081733     1 dynamic_loader.cc:311] The third-party dynamic library (libcuda.so) that Paddle "
+            "depends on is not configured correctly. (error code is libcuda.so: cannot open shared object file: No such "
+            "file or directory)",
+            "/usr/local/lib/python3.10/dist-packages/paddle/base/framework.py:688: UserWarning: You are using GPU version "
+            "Paddle, but your CUDA device is not set properly. CPU device will be used by default."]
+    done = ["step 157/157 - loss: 0.0167 - acc: 0.9860 - 19ms/step", "save checkpoint at /output/mnist_lenet/final"]
+    for asked in ("use_gpu : False", "+ python3 tools/train.py -o Global.use_gpu=False", "--device=cpu"):
+        assert RS.match(events([asked, *warn, *done]), {}) is None, asked
+        assert RS.match(events([asked, *warn, *done]), {"exit_code": 0}) is None, asked
+        # the same job that then fails: the GPU it could not have is still a suspect
+        assert verdict([asked, *warn, "Traceback (most recent call last):", "RuntimeError: boom"]).category == "gpu_not_visible"
+        assert RS.match(events([asked, *warn, *done]), {"exit_code": 1}).category == "gpu_not_visible"
+    # a job that did not ask for the CPU and silently ran there is a GPU job without its GPU (a tool's print of
+    # the device it ended up on is no request)
+    for said in ("[2026-11-29 22:09:42,325] ppcls INFO: paddle version: 2.6.2, device: cpu", "step 1"):
+        assert verdict([said, *warn, *done], {"exit_code": 0}).category == "gpu_not_visible"
+
+
+def test_a_dataloader_workers_own_exception_beats_the_queue_it_killed():
+    queue = ["SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
+             "  [Hint: Expected killed_ != true, but received killed_:1 == true:1.] (at "
+             "/paddle/paddle/fluid/operators/reader/blocking_queue.h:175)"]
+    shm = ["W0101 10:00:00.000000 1 reader.py:1] Your shared memory (/dev/shm) is less than 1G, set num_workers=0"]
+    worker = ["AttributeError: DataLoader worker(2) caught AttributeError with message:",
+              "Traceback (most recent call last):",
+              '  File "/work/ppdet/data/transform/operators.py", line 1201, in __call__',
+              "    gt_idx = np.zeros((self.num_max_boxes, ), dtype=np.int)",
+              "AttributeError: module 'numpy' has no attribute 'int'."]
+    assert verdict([*shm, *queue]).category == "shm_exhausted"
+    assert verdict([*shm, *worker, *queue]).category == "python_dependency_conflict"
+    spawn = ["RuntimeError: ", "        An attempt has been made to start a new process before the",
+             "        current process has finished its bootstrapping phase.",
+             "RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 19276"]
+    v = verdict(["Is this a shared memory thing?", *spawn, *queue])
+    assert (v.category, v.rule_id) == ("code_error", "spawn_without_main_guard")
+
+
+def test_an_nccl_error_trace_in_a_run_that_ended_well_is_no_cause():
+    trace = ["a800-node-01:41822:43017 [0] NCCL INFO transport/net_socket.cc:496 -> 3 (retrying)"]
+    assert verdict(trace + ["epoch 3 step 100 loss 0.2"]).category == "distributed_comm_failure"
+    assert RS.match(events(trace + ["Training finished, best top1 0.68", "LAUNCH INFO Exit code 0"])) is None
+
+
 def test_empty_inputs():
     empty = pd.DataFrame(columns=EVENT_COLUMNS)
     assert RS.match(empty) is None
@@ -348,6 +392,12 @@ def test_killed_only_counts_at_the_end():
     assert verdict(["step 1", "Killed"]).category == "host_oom"
     tail = [f"step {i}" for i in range(10)]
     assert RS.match(events(["Killed", *tail])) is None
+    # a progress bar's carriage return, then the shell's word; the paste goes on with a prompt and free -g
+    bar = "Loading checkpoint shards:  67%|######6   | 2/3 [02:31<01:16, 76.02s/it]Killed"
+    after = ["(llm) root@gpu-1:/work# ", "weights in bf16 fail the same way", "(llm) root@gpu-1:/work# free -g",
+             "               total        used        free", "Mem:              58           1          55",
+             "Swap:              0           0           0"]
+    assert verdict(["step 1", bar, *after]).category == "host_oom"
 
 
 def test_numpy_attribute_error_is_dependency_not_api():

@@ -212,7 +212,7 @@ def test_scale_lines_multiplies_progress(tmp_path):
     a = simulate(tmp_path / "a", hosts=6, days=2, seed=4)
     b = simulate(tmp_path / "b", hosts=6, days=2, seed=4, scale_lines=4)
     assert a.runs == b.runs and a.categories == b.categories
-    assert b.lines > 2 * a.lines
+    assert b.lines > 1.5 * a.lines   # progress is a part of each log only: failures at the start have none
 
 
 def _is_slice_of(paste: list[str], lines: list[str]) -> bool:
@@ -495,6 +495,9 @@ FAMILY_PHRASES = {
     "f_disk_full_then_write_fails": ("No space left on device", "no space left on device"),
     "f_openmp_twice": "OMP: Error #15", "f_paddle_dependency_version": "has no attribute",
     "f_android_lmk": "lowmemorykiller: Kill",
+    "f_pod_evicted_storage": "ephemeral",
+    "f_pod_evicted_memory": "low on resource: memory",
+    "f_cxx_api_compile": "error: ",
 }
 
 

@@ -533,6 +533,22 @@ def test_sniff_format_and_logfile_for_path(tmp_path):
     assert sniff_format(dj("x\n")) == "docker"
     assert sniff_format(cri("x")) == "cri"
     assert sniff_format(b"I1129 20:06:47.123456 12345 op.cc:42] hi\n") == "plain"
+    # a line of the user's own on top of a runtime's log: the format of most lines decides, and the reader
+    # reports the odd line instead of reading every envelope as text
+    head = "== train-0902 (docker json log, exit 1)\n".encode()
+    assert sniff_format(head + dj("a\n") + dj("b\n")) == "docker"
+    assert sniff_format(b"note\n" + cri("a") + cri("b")) == "cri"
+    assert sniff_format(b"one\ntwo\n" + dj("a\n")) == "plain"
+    # given by hand, the user's own lines around the envelopes are kept as text (a runtime's log read by the
+    # nightly reports them instead)
+    pasted = head + dj("a\n") + dj("b\n") + dj("c\n") + dj("d\n") + b"$ kubectl describe pod x\nReason: Evicted\n"
+    got = read_all(logfile_for_path(write(tmp_path / "pasted.log", pasted)))
+    assert got.lines == ["== train-0902 (docker json log, exit 1)", "a", "b", "c", "d", "$ kubectl describe pod x",
+                         "Reason: Evicted"] and not got.problems
+    nightly = read_all(LogFile(str(tmp_path / "pasted.log"), "docker", 0, False))
+    assert nightly.lines == ["a", "b", "c", "d"] and [p.reason for p in nightly.problems] == ["malformed_json"] * 3
+    crid = read_all(logfile_for_path(write(tmp_path / "pasted_cri.log", b"my note\n" + cri("a") + cri("b"))))
+    assert crid.lines == ["my note", "a", "b"] and not crid.problems
     f = logfile_for_path(write(tmp_path / "whatever.gz", cri("x"), gz=True))
     assert (f.fmt, f.compressed) == ("cri", True)
     assert read_all(f).lines == ["x"]
