@@ -724,8 +724,12 @@ def f_dataset_path_checks(c: Ctx) -> str:
             py_tb(c, frames_user(c, deep=False) + [(ds, pick(r, (162, 171)), "__getitem__", "return self.__getitem__(rnd_idx)")] * 3)
             em.err("RecursionError: maximum recursion depth exceeded while calling a Python object")
             return "ppocr_does_not_exist_recursion"
-    else:
+    elif r.random() < 0.6:
         em.out(f"not find model file path {c.model_dir}/inference.pdmodel")
+    else:   # PaddleOCR's predictor factory (a model volume left empty, a download that never came)
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddleocr/tools/infer/utility.py", pick(r, (263, 301)),
+                                                 "create_predictor", "raise ValueError(")])
+        em.err(f"ValueError: not find model.pdmodel or inference.pdmodel in {c.model_dir}")
     return ("ppdet_not_a_file", "datadir_assert", "ppocr_does_not_exist", "not_find_model_file")[v]
 
 
@@ -931,7 +935,7 @@ FAMILIES = {
     "shm_exhausted": ((lambda c: 1.0, f_shm_more), (lambda c: 0.6, f_shm_semaphores)),
     "gpu_arch_unsupported": ((lambda c: 0.8 if c.job == "nlp" else 0.3, f_feature_needs_newer_gpu),),
     "api_incompatible": ((lambda c: 0.5, f_static_api_in_dygraph),
-                         (lambda c: 0.5 if c.job in ("infer", "serving") else 0, f_cxx_api_compile)),
+                         (lambda c: 0.8 if c.job in ("infer", "serving") else 0.3, f_cxx_api_compile)),
     "disk_full": ((lambda c: 0.5, f_disk_quota), (lambda c: 0.6, f_disk_full_then_write_fails),
                   (lambda c: 0.3, f_pod_evicted_storage)),
 }

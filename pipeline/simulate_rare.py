@@ -100,13 +100,23 @@ def f_driver_requirement(c: Ctx) -> str:
 def f_cudnn_unusable(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized"),
-                  (1.2, "zlibwapi")])
+                  (1.2, "zlibwapi"), (1.2, "sublib_abort")])
+    if v in ("zlibwapi", "sublib_abort"):
+        em.glog("W", "gpu_resources.cc:119", f"Please NOTE: device: 0, GPU Compute Capability: {c.cc}, Driver API "
+                f"Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+        em.glog("W", "gpu_resources.cc:149", f"device: 0, cuDNN Version: 8.{pick(r, (4, 6, 9))}.")
     if v == "zlibwapi":            # cuDNN >= 8.3 on Windows needs ZLIB's DLL beside it; it exits at the first conv
-        em.out(f"W1102 20:15:33.{r.randrange(10**6):06d} {em.pid} gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute "
-               f"Capability: {c.cc}, Driver API Version: {c.driver_api}, Runtime API Version: {c.cuda}",
-               f"W1102 20:15:33.{r.randrange(10**6):06d} {em.pid} gpu_resources.cc:149] device: 0, cuDNN Version: 8.{pick(r, (4, 6, 9))}.")
         em.err("Could not locate zlibwapi.dll. Please make sure it is in your library path!")
         return "cudnn_zlibwapi"
+    if v == "sublib_abort":        # cuDNN 8 loads its sub-libraries at the first conv: an image with libcudnn.so only aborts
+        lib = pick(r, ("libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "libcudnn_cnn_train.so.8", "libcudnn_adv_infer.so.8"))
+        em.err(f"Could not load library {lib}. Error: {lib}: cannot open shared object file: No such file or directory")
+        if c.major >= 2 and r.random() < 0.7:
+            fatal_signal(c, "SIGABRT", "Process abort signal", ["paddle::framework::Executor::Run", "phi::ConvCudnnKernel<float, phi::GPUContext>"]
+                         if r.random() < 0.5 else None)
+        else:
+            em.err(c.shell("Aborted (core dumped)"))
+        return "cudnn_sublib_abort"
     if v == "version_mismatch":    # cuDNN 9's sub-libraries from two installs
         paddle_error(c, "External", ["CUDNN error(12), CUDNN_STATUS_VERSION_MISMATCH. "],
                      "'CUDNN_STATUS_VERSION_MISMATCH'. Some cuDNN sub-library has a different version from the others.",
@@ -230,7 +240,7 @@ def f_shm_semaphores(c: Ctx) -> str:
 
 def f_model_format_mismatch(c: Ctx) -> str:
     r, em, site = c.rng, c.em, c.site
-    v = wpick(r, [(1, "shape_not_matching"), (1, "pir_json"), (1, "converter")])
+    v = wpick(r, [(1, "shape_not_matching"), (1 if c.major >= 2 else 0, "pir_json"), (1, "converter")])   # (PIR: 3.x tools)
     if v == "shape_not_matching":    # a pretrained checkpoint of another release of the model zoo
         shape = pick(r, (("(96, 3, 3, 3)", "(64, 3, 3, 3)"), ("(512, 6625)", "(512, 6623)"), ("(2048, 1000)", "(1280, 1000)")))
         if c.gen in ("1x", "20"):
@@ -271,7 +281,7 @@ def f_model_format_mismatch(c: Ctx) -> str:
                f"(Serialization assertion stdVersionRead == serializationVersion failed.Version tag does not match. Note: "
                f"Current Version: {pick(r, (232, 236, 237))}, Serialized Engine Version: {pick(r, (213, 226))})",
                "[TRT] [E] 4: [runtime.cpp::deserializeCudaEngine::66] Error Code 4: Internal Error (Engine deserialization failed.)")
-        em.err("E1130 10:00:00.000000   251 engine.cc:455] Building TRT cuda engine failed when deserializing engine info.")
+        em.glog("E", "engine.cc:455", "Building TRT cuda engine failed when deserializing engine info.")
     return f"model_format_converter_{w}"
 
 
