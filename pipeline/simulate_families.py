@@ -10,6 +10,7 @@ from typing import Callable
 
 from pipeline.simulate_rare import (
     f_android_lmk,
+    f_cudnn_sublib_abort,
     f_cudnn_unusable,
     f_custom_op_no_toolkit,
     f_cxx_api_compile,
@@ -907,6 +908,7 @@ FAMILIES = {
                          (lambda c: 0.6 if c.job in ("infer", "serving") and not _lib(c, "cudart") and not _lib(c, "nccl") else 0,
                           f_trt_version_mismatch),
                          (lambda c: 0.6 if _lib(c, "cudnn") else 0, f_cudnn_unusable),
+                         (lambda c: 1.0 if _lib(c, "cudnn") else 0, f_cudnn_sublib_abort),
                          (lambda c: 0.3 if not _lib(c, "cudart") and not _lib(c, "nccl") else 0, f_custom_op_no_toolkit)),
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),

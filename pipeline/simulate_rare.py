@@ -100,23 +100,11 @@ def f_driver_requirement(c: Ctx) -> str:
 def f_cudnn_unusable(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized"),
-                  (1.2, "zlibwapi"), (1.2, "sublib_abort")])
-    if v in ("zlibwapi", "sublib_abort"):
-        em.glog("W", "gpu_resources.cc:119", f"Please NOTE: device: 0, GPU Compute Capability: {c.cc}, Driver API "
-                f"Version: {c.driver_api}, Runtime API Version: {c.cuda}")
-        em.glog("W", "gpu_resources.cc:149", f"device: 0, cuDNN Version: 8.{pick(r, (4, 6, 9))}.")
+                  (1.2, "zlibwapi")])
     if v == "zlibwapi":            # cuDNN >= 8.3 on Windows needs ZLIB's DLL beside it; it exits at the first conv
+        _cudnn8_device_lines(c)
         em.err("Could not locate zlibwapi.dll. Please make sure it is in your library path!")
         return "cudnn_zlibwapi"
-    if v == "sublib_abort":        # cuDNN 8 loads its sub-libraries at the first conv: an image with libcudnn.so only aborts
-        lib = pick(r, ("libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "libcudnn_cnn_train.so.8", "libcudnn_adv_infer.so.8"))
-        em.err(f"Could not load library {lib}. Error: {lib}: cannot open shared object file: No such file or directory")
-        if c.major >= 2 and r.random() < 0.7:
-            fatal_signal(c, "SIGABRT", "Process abort signal", ["paddle::framework::Executor::Run", "phi::ConvCudnnKernel<float, phi::GPUContext>"]
-                         if r.random() < 0.5 else None)
-        else:
-            em.err(c.shell("Aborted (core dumped)"))
-        return "cudnn_sublib_abort"
     if v == "version_mismatch":    # cuDNN 9's sub-libraries from two installs
         paddle_error(c, "External", ["CUDNN error(12), CUDNN_STATUS_VERSION_MISMATCH. "],
                      "'CUDNN_STATUS_VERSION_MISMATCH'. Some cuDNN sub-library has a different version from the others.",
@@ -133,6 +121,27 @@ def f_cudnn_unusable(c: Ctx) -> str:
                  "to calling another cuDNN routine. ", "paddle/phi/backends/gpu/gpu_resources.cc:" + str(pick(r, (298, 312))),
                  "conv")
     return f"cudnn_{v}"
+
+
+def _cudnn8_device_lines(c: Ctx) -> None:
+    c.em.glog("W", "gpu_resources.cc:119", f"Please NOTE: device: 0, GPU Compute Capability: {c.cc}, Driver API "
+              f"Version: {c.driver_api}, Runtime API Version: {c.cuda}")
+    c.em.glog("W", "gpu_resources.cc:149", f"device: 0, cuDNN Version: 8.{pick(c.rng, (4, 6, 9))}.")
+
+
+def f_cudnn_sublib_abort(c: Ctx) -> str:
+    """cuDNN 8 loads its sub-libraries at the first conv: an image that copied libcudnn.so alone aborts there."""
+    r, em = c.rng, c.em
+    _cudnn8_device_lines(c)
+    lib = pick(r, ("libcudnn_cnn_infer.so.8", "libcudnn_ops_infer.so.8", "libcudnn_cnn_train.so.8", "libcudnn_adv_infer.so.8"))
+    em.err(f"Could not load library {lib}. Error: {lib}: cannot open shared object file: No such file or directory")
+    if c.major >= 2 and r.random() < 0.7:
+        fatal_signal(c, "SIGABRT", "Process abort signal", ["paddle::framework::Executor::Run",
+                                                             "phi::ConvCudnnKernel<float, phi::GPUContext>"]
+                     if r.random() < 0.5 else None)
+    else:
+        em.err(c.shell("Aborted (core dumped)"))
+    return "cudnn_sublib_abort"
 
 
 def f_custom_op_no_toolkit(c: Ctx) -> str:
