@@ -515,7 +515,6 @@ def f_pod_evicted_memory(c: Ctx) -> str:
     return "pod_evicted_memory"
 
 
-
 # ---- api_incompatible: a C++ deployment written for another Paddle Inference / Paddle-Lite release
 
 

@@ -727,7 +727,7 @@ def _line_format(line: bytes) -> str:
 def sniff_format(sample: bytes) -> str:
     """Guess "docker" | "cri" | "plain" from the first decompressed bytes of a log: the format of most of
     its first non-empty lines (a log pasted with a line of its own on top is still the runtime's format;
-    the reader reports that line as malformed)."""
+    read as one given by hand, ``LogFile.pasted``, that line is kept as text)."""
     lines = [ln for ln in (raw.strip().replace(b"\x00", b"") for raw in sample.split(b"\n")[:40]) if ln][:20]
     if not lines:
         return "plain"

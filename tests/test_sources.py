@@ -533,8 +533,8 @@ def test_sniff_format_and_logfile_for_path(tmp_path):
     assert sniff_format(dj("x\n")) == "docker"
     assert sniff_format(cri("x")) == "cri"
     assert sniff_format(b"I1129 20:06:47.123456 12345 op.cc:42] hi\n") == "plain"
-    # a line of the user's own on top of a runtime's log: the format of most lines decides, and the reader
-    # reports the odd line instead of reading every envelope as text
+    # a line of the user's own on top of a runtime's log: the format of most lines decides (not the first line,
+    # which would have every envelope read as text)
     head = "== train-0902 (docker json log, exit 1)\n".encode()
     assert sniff_format(head + dj("a\n") + dj("b\n")) == "docker"
     assert sniff_format(b"note\n" + cri("a") + cri("b")) == "cri"
