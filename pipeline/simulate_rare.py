@@ -522,12 +522,13 @@ def f_cxx_api_compile(c: Ctx) -> str:
     """An inference demo's C++ built against this image's library: the classes it uses moved or are gone."""
     r, em = c.rng, c.em
     src = pick(r, ("/work/deploy/cpp/src/main.cc", "/home/dev/seg_demo/src/main.cc", "src/ocr_det.cpp", "demo/infer.cc"))
-    em.out(f"[ {r.randrange(10, 60)}%] Building CXX object CMakeFiles/{pick(r, ('main', 'ppocr', 'demo'))}.dir/{src.split('/')[-1]}.o")
+    target, obj = pick(r, ('main', 'ppocr', 'demo')), src.split('/')[-1] + ".o"
+    em.out(f"[ {r.randrange(10, 60)}%] Building CXX object CMakeFiles/{target}.dir/{obj}")
     v = pick(r, ("legacy", "member", "type"))
     for _ in range(r.randrange(1, 4)):
         line, col = r.randrange(12, 200), r.randrange(3, 40)
-        if v == "legacy":      # the Fluid-era API removed in 3.0
-            em.err(f"{src}:{line}:{col}: error: '{pick(r, ('NativeConfig', 'CreatePaddlePredictor', 'PaddleTensor', 'AnalysisConfig'))}' "
+        if v == "legacy":      # the Fluid-era API removed in 3.0 (AnalysisConfig is still there)
+            em.err(f"{src}:{line}:{col}: error: '{pick(r, ('NativeConfig', 'CreatePaddlePredictor', 'PaddleTensor'))}' "
                    "is not a member of 'paddle'")
         elif v == "member":
             em.err(f"{src}:{line}:{col}: error: 'class paddle_infer::Config' has no member named "
@@ -535,6 +536,6 @@ def f_cxx_api_compile(c: Ctx) -> str:
         else:
             em.err(f"{src}:{line}:{col}: error: '{pick(r, ('Predictor', 'Tensor', 'Config'))}' in namespace 'paddle_infer' "
                    "does not name a type")
-    em.err(f"make[2]: *** [CMakeFiles/demo.dir/build.make:{r.randrange(60, 90)}: CMakeFiles/demo.dir/main.cc.o] Error 1",
-           "make[1]: *** [CMakeFiles/Makefile2:83: CMakeFiles/demo.dir/all] Error 2", "make: *** [Makefile:91: all] Error 2")
+    em.err(f"make[2]: *** [CMakeFiles/{target}.dir/build.make:{r.randrange(60, 90)}: CMakeFiles/{target}.dir/{obj}] Error 1",
+           f"make[1]: *** [CMakeFiles/Makefile2:83: CMakeFiles/{target}.dir/all] Error 2", "make: *** [Makefile:91: all] Error 2")
     return f"cxx_api_{v}"

@@ -422,6 +422,19 @@ def test_gpu_oom_beats_its_nccl_cascade():
     assert "nccl_error" in v.hits
 
 
+def test_one_ranks_label_out_of_range_beats_its_peers_nccl_errors():
+    peers = ["LAUNCH ERROR Container failed !!!",
+             "OSError: (External) NCCL error(2), unhandled system error (run with NCCL_DEBUG=INFO for details).",
+             "  [Hint: 'ncclSystemError'. A call to the system failed.]  (at /paddle/paddle/fluid/distributed/collective/process_group_nccl.cc:1021)",
+             "node1:1:1 [0] NCCL INFO NCCL error: remote process exited or there was a network error",
+             "Connection refused by trainer 10.0.4.22:6170 (rank 4)"]
+    assert verdict(peers).category == "distributed_comm_failure"
+    rank = ["Error: /paddle/paddle/phi/kernels/gpu/cross_entropy_kernel.cu:1066 Assertion `lbl >= 0 && lbl < dim || "
+            "lbl == ignore_idx` failed. The value of label expected >= 0 and < 120, or == -100, but got 120. Please check label value."]
+    v = verdict(peers[:3] + rank + peers[3:])
+    assert (v.category, v.rule_id) == ("code_error", "label_out_of_range")
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
