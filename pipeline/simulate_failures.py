@@ -705,7 +705,7 @@ def e_file_not_found(c: Ctx) -> str:
     md = c.model_dir
     v = wpick(r, [(2, "paddle_load_not_exists"), (2 if c.job in ("infer", "serving") else 0.5, "cannot_open_pdmodel"),
                   (2, "python_fnf"), (1 if c.gen in ("1x", "20") else 0.2, "load_op_1x"), (1, "config_missing"),
-                  (0.7, "download_unreachable"), (1.5 if c.chinese else 0, "cn_path_missing")])
+                  (1.5 if c.chinese else 0, "cn_path_missing")])
     if v == "cn_path_missing":
         # teams that write Chinese messages say the same in their own asserts and loggers
         what = pick(r, (f"{md}/inference.pdiparams", "./train_data/rec/train_list.txt", "/data/coco/annotations",
@@ -716,28 +716,6 @@ def e_file_not_found(c: Ctx) -> str:
                                                  "assert os.path.exists(path), f\"{path} 不存在\"")])
         em.err(pick(r, (f"AssertionError: {what} 不存在", f"FileNotFoundError: {pick(r, ('文件', '路径'))} {what} 不存在，请检查路径",
                         f"ValueError: 路径不存在: {what}")))
-    elif v == "download_unreachable":
-        # the weights are not in the container and the cluster has no route to their host (captured:
-        # model_download_offline): the file is missing all the same; the real threads settle it so
-        url = pick(r, ("https://paddledet.bj.bcebos.com/models/pretrained/ResNet50_cos_pretrained.pdparams",
-                       "https://paddleocr.bj.bcebos.com/PP-OCRv4/chinese/ch_PP-OCRv4_det_infer.tar",
-                       "https://bj.bcebos.com/paddlenlp/models/transformers/ernie_3.0/ernie_3.0_medium_zh.pdparams"))
-        host = url.split("/")[2]
-        if r.random() < 0.5:
-            for k in range(r.randrange(1, 4)):
-                em.err(f"[{em.ts_short()}] ppdet.utils.download WARNING: Download from {url} failed, retry {k + 1}")
-                em.adv(r.uniform(5, 60))
-            py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddle/utils/download.py", pick(r, (185, 200)),
-                                                     "_download", 'raise RuntimeError("Download from {} failed. "')])
-            em.err(f"RuntimeError: Download from {url} failed. Retry limit reached")
-        else:
-            em.out(f"download {url} to /root/.cache/{url.rsplit('/', 1)[1]}")
-            py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/requests/adapters.py", pick(r, (519, 700)), "send",
-                                                     "raise ConnectionError(e, request=request)")])
-            why = pick(r, ("Name or service not known", "Temporary failure in name resolution"))
-            em.err(f"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='{host}', port=443): Max retries "
-                   f"exceeded with url: /{url.split('/', 3)[3]} (Caused by NameResolutionError(\"<urllib3.connection."
-                   f"HTTPSConnection object at {c.hexaddr()}>: Failed to resolve '{host}' ([Errno -2] {why})\"))")
     elif v == "paddle_load_not_exists":
         ckpt = pick(r, ("./output/best_model/model.pdparams", "/workspace/pretrained/ResNet50_vd_ssld_pretrained.pdparams",
                         "/data/ckpt/latest.pdparams", "./checkpoints/checkpoint-500/model_state.pdparams"))
@@ -772,7 +750,7 @@ def e_file_not_found(c: Ctx) -> str:
 def e_unknown(c: Ctx) -> str:
     """A failure that fits no cause of the taxonomy: the log says little or names nothing we know."""
     r, em = c.rng, c.em
-    v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "remote_service")])
+    v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "remote_service"), (0.7, "download_unreachable")])
     if v == "silent_exit":          # the script gave up on its own and only its wrapper says so
         em.err(pick(r, ("Error: training exited abnormally, see above", "[ERROR] job step 'train' failed",
                         f"+ exit {pick(r, (1, 2, 255))}", "make: *** [Makefile:12: train] Error 1")))
@@ -783,6 +761,28 @@ def e_unknown(c: Ctx) -> str:
             fatal_signal(c, "SIGTERM", "Termination signal")
         else:
             em.err(pick(r, ("Terminated", "[INFO] received SIGTERM, exiting", "rpc error: code = DeadlineExceeded")))
+    elif v == "download_unreachable":
+        # a tool fetches weights it lacks and the cluster has no route to their host (captured:
+        # model_download_offline): no cause of the taxonomy, a network outside the container
+        url = pick(r, ("https://paddledet.bj.bcebos.com/models/pretrained/ResNet50_cos_pretrained.pdparams",
+                       "https://paddleocr.bj.bcebos.com/PP-OCRv4/chinese/ch_PP-OCRv4_det_infer.tar",
+                       "https://bj.bcebos.com/paddlenlp/models/transformers/ernie_3.0/ernie_3.0_medium_zh.pdparams"))
+        host = url.split("/")[2]
+        if r.random() < 0.5:
+            for k in range(r.randrange(1, 4)):
+                em.err(f"[{em.ts_short()}] ppdet.utils.download WARNING: Download from {url} failed, retry {k + 1}")
+                em.adv(r.uniform(5, 60))
+            py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/paddle/utils/download.py", pick(r, (185, 200)),
+                                                     "_download", 'raise RuntimeError("Download from {} failed. "')])
+            em.err(f"RuntimeError: Download from {url} failed. Retry limit reached")
+        else:
+            em.out(f"download {url} to /root/.cache/{url.rsplit('/', 1)[1]}")
+            py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/requests/adapters.py", pick(r, (519, 700)), "send",
+                                                     "raise ConnectionError(e, request=request)")])
+            why = pick(r, ("Name or service not known", "Temporary failure in name resolution"))
+            em.err(f"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='{host}', port=443): Max retries "
+                   f"exceeded with url: /{url.split('/', 3)[3]} (Caused by NameResolutionError(\"<urllib3.connection."
+                   f"HTTPSConnection object at {c.hexaddr()}>: Failed to resolve '{host}' ([Errno -2] {why})\"))")
     else:
         py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/requests/adapters.py", pick(r, (519, 565)), "send",
                                                  "raise ConnectionError(e, request=request)")])

@@ -584,8 +584,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              # a toolkit older than Paddle importing paddle.fluid in its own files (captured: toolkit_older_than_paddle)
              (S.e_python_dependency_conflict, "nlp", {"dep_conflict": "module"}, "2x_toolkit_older_than_paddle",
               "python_dependency_conflict"),
-             # weights to download, no route to their host (captured: model_download_offline)
-             (S.e_file_not_found, "det", {}, "2x_download_unreachable", "file_not_found"),
+             # weights to download, no route to their host (captured: model_download_offline): no rule says a cause
+             (S.e_unknown, "det", {}, "2x_download_unreachable", None),
              # a team that writes its messages in Chinese says a path is missing in Chinese
              (S.e_file_not_found, "ocr", {}, "2x_cn_path_missing", "file_not_found", {"chinese": True}),
              # a notebook pod whose kernel the OOM killer took
