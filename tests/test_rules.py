@@ -435,6 +435,39 @@ def test_one_ranks_label_out_of_range_beats_its_peers_nccl_errors():
     assert (v.category, v.rule_id) == ("code_error", "label_out_of_range")
 
 
+def test_a_ranks_own_error_beats_its_peers_closed_sockets_and_sigterm():
+    peers = ["train-0:5510:5572 [3] misc/socket.cc:523 NCCL WARN Net : Connection closed by remote peer 10.244.3.17<45012>",
+             "train-0:5510:5572 [3] NCCL INFO misc/socket.cc:531 -> 6",
+             "--------------------------------------\nC++ Traceback (most recent call last):\n"
+             "--------------------------------------\n0   paddle::distributed::ProcessGroupNCCL::AllReduce()\n\n"
+             "----------------------\nError Message Summary:\n----------------------\n"
+             "FatalError: `Termination signal` is detected by the operating system."]
+    assert verdict(peers).category == "distributed_comm_failure"
+    bug = ["ValueError: (InvalidArgument) Broadcast dimension mismatch. Operands could not be broadcast together with the "
+           "shape of X = [20, 128, 52, 52] and the shape of Y = [20, 96, 52, 52]. Received [128] in X is not equal to [96] in Y at i:1."]
+    assert verdict(bug + peers).category == "code_error"
+    # peers that end well close their sockets too
+    assert RS.match(events(peers[:2] + ["Training finished", "LAUNCH INFO 2026-11-29 21:32:18,256 Exit code 0"])) is None
+
+
+def test_a_launcher_killed_after_it_reported_its_ranks_exit_code_is_a_teardown():
+    kill = "run.sh: line 22: 40556 Killed                  python3 -u -m paddle.distributed.launch --nnodes 2 run_pretrain.py"
+    assert verdict(["epoch 1 step 300 loss 2.1", kill]).category == "host_oom"
+    footer = ["LAUNCH ERROR 2023-12-01 17:46:52,660 Container failed !!!",
+              "LAUNCH INFO 2023-12-01 17:46:52,661 Exit code 1", "LAUNCH INFO 2023-12-01 17:46:54,770 Terminating pod: yhgqcs, replicas 8"]
+    assert "bash_killed" not in RS.hits(events(footer + [kill]))
+
+
+def test_a_bus_error_where_dev_shm_is_shown_roomy_is_no_shm_shortage():
+    crash = ["DataLoader num_workers=0", "Bus error (core dumped)"]
+    assert verdict(crash).category == "shm_exhausted"
+    for df in ("shm              32G     0   32G   0% /dev/shm", "tmpfs           256G  1.2M  256G   1% /dev/shm"):
+        v = RS.match(events([df, *crash]))
+        assert v is None or v.category != "shm_exhausted", df
+    # a full one is evidence for it
+    assert verdict(["shm              64M   64M     0 100% /dev/shm", *crash]).category == "shm_exhausted"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
