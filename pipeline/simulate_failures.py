@@ -301,7 +301,20 @@ def e_shm_exhausted(c: Ctx) -> str:
                "memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is enough")
     if r.random() < 0.4 and v != "bus_core_dumped":
         em.err(c.shell("Bus error (core dumped)"))
+    if r.random() < 0.15:     # the user's df of it, as pasted under the error
+        df_dev_shm(c, roomy=False)
     return f"{c.gen}_{v}"
+
+
+def df_dev_shm(c: Ctx, roomy: bool) -> None:
+    """`df -h /dev/shm` as a user pastes it: docker's 64M full, or gigabytes of a host's tmpfs mostly free."""
+    r = c.rng
+    if roomy:
+        size = pick(r, (8, 16, 32, 64, 126, 256))
+        row = f"{pick(r, ('shm', 'tmpfs'))}{' ' * r.randrange(6, 14)}{size}G  {pick(r, ('0', '1.2M', '12K', '340M'))}   {size}G   {r.randrange(0, 5)}% /dev/shm"
+    else:
+        row = f"shm{' ' * r.randrange(6, 14)}64M   64M     0 100% /dev/shm"
+    c.em.out("$ df -h /dev/shm", "Filesystem      Size  Used Avail Use% Mounted on", row)
 
 
 def _gb(x: float) -> str:
@@ -627,7 +640,7 @@ def e_distributed_comm_failure(c: Ctx) -> str:
 def e_native_crash(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(3, "segv_fatal"), (1.5, "glog_check_abort"), (1 if c.gen in ("1x", "20") else 0.5, "segv_1x"),
-                  (1, "free_invalid"), (0.7, "illegal_instruction")])
+                  (1, "free_invalid"), (0.7, "illegal_instruction"), (0.6, "sigbus_not_shm")])
     if v == "segv_fatal":
         fatal_signal(c, "SIGSEGV", "Segmentation fault",
                      cpp_frames(c, pick(r, ("conv", "eager", "exec"))) if r.random() < 0.7 else None)
@@ -651,6 +664,20 @@ def e_native_crash(c: Ctx) -> str:
                  [f"    @     {c.hexaddr()} {f}" for f in ("(unknown)", "paddle::framework::Tensor::mutable_data()",
                                                           "paddle::operators::CUDNNConvOpKernel<>::Compute()", "(unknown)")])
         em.err(c.shell("Segmentation fault (core dumped)"))
+    elif v == "sigbus_not_shm":
+        # a SIGBUS from a custom op built with another toolchain or a memory-mapped file cut under it: the
+        # shm's Bus error, where /dev/shm is roomy (users paste its df to say so) or no worker runs
+        if r.random() < 0.6:
+            df_dev_shm(c, roomy=True)
+        elif r.random() < 0.5:
+            em.out(pick(r, ("DataLoader num_workers=0 already, still crashes", "num_workers=0 use_shared_memory=False")))
+        if c.major >= 2:
+            fatal_signal(c, "SIGBUS", "Access to an undefined portion of a memory object",
+                         ["paddle::pybind::eager_api_run_custom_op(_object*, _object*, _object*)",
+                          "paddle::framework::RunKernelFunc(...)",
+                          pick(r, ("RotatedIouSimilarityForward(paddle::Tensor const&, paddle::Tensor const&)",
+                                   "custom_setup_ops::RoIAlignRotatedForward()", "MatrixNmsKernel<float>(...)"))])
+        em.err(c.shell("Bus error (core dumped)"))
     elif v == "free_invalid":
         em.err(pick(r, ("free(): invalid pointer", "double free or corruption (!prev)", "corrupted size vs. prev_size")))
         if c.major >= 2 and r.random() < 0.5:

@@ -656,6 +656,31 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     assert signalled   # Paddle's own report of the SIGTERM was among the renderings
 
 
+def test_a_sigbus_where_dev_shm_is_shown_roomy_is_no_shm_shortage_to_the_rules(tmp_path):
+    """The native SIGBUS form pastes a roomy /dev/shm: the rules do not read the shm's Bus error in it."""
+    from pipeline import simulate_failures as S
+    from pipeline.predict import read_log_events
+    from pipeline.rules import RuleSet
+    rules = RuleSet.load()
+    seen = 0
+    for seed in range(300):
+        c, lines = _ctx("det", "2.6.0", "2x", seed)
+        if S.e_native_crash(c) != "2x_sigbus_not_shm":
+            continue
+        c.em.flush()
+        text = "\n".join(lines)
+        if "% /dev/shm" not in text:
+            continue
+        assert "Bus error (core dumped)" in text
+        path = tmp_path / f"run{seed}.log"
+        path.write_text(text + "\n")
+        events, meta = read_log_events(str(path), rules)
+        verdict = rules.match(events, meta or {})
+        assert verdict is None or verdict.category != "shm_exhausted", text[-600:]
+        seen += 1
+    assert seen >= 3
+
+
 def test_a_training_corpus_plants_every_cause_to_its_minimum_and_labels_stay_what_the_fleet_decides():
     from pipeline.simulate import CATEGORIES, decide, plan
     _, fleet = plan(hosts=12, days=10, seed=7)
