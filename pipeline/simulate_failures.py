@@ -750,6 +750,8 @@ def e_file_not_found(c: Ctx) -> str:
                                                  "raise ValueError(")])
         em.err(f"ValueError: The ``path`` ({ckpt}) to load model not exists.")
     elif v == "cannot_open_pdmodel":
+        if r.random() < 0.25:     # an entrypoint (or the user) lists the model directory: the volume is not there
+            em.err(f"ls: 无法访问 '{md}': 没有那个文件或目录" if c.zh_shell else f"ls: cannot access '{md}': No such file or directory")
         paddle_error(c, "NotFound", [f"Cannot open file {md}/{pick(r, ('model.pdmodel', 'inference.pdmodel'))}, please confirm "
                                      "whether the file is normal."], None,
                      "paddle/fluid/inference/api/analysis_predictor.cc:" + str(pick(r, (2350, 2580))), "exec", long_p=0.3)
