@@ -790,6 +790,12 @@ def e_unknown(c: Ctx) -> str:
             fatal_signal(c, "SIGTERM", "Termination signal")
         else:
             em.err(pick(r, ("Terminated", "[INFO] received SIGTERM, exiting", "rpc error: code = DeadlineExceeded")))
+        if r.random() < 0.5:    # what the scheduler says of it (Slurm's time limit, a Kubernetes Job's deadline)
+            when = em.ts_iso().replace(" ", "T")
+            em.err(pick(r, (f"slurmstepd: error: *** JOB {r.randrange(100000, 999999)} ON gpu-node-{r.randrange(1, 40):02d} "
+                            f"CANCELLED AT {when} DUE TO TIME LIMIT ***",
+                            "Warning  DeadlineExceeded  job-controller  Job was active longer than specified deadline",
+                            f"Job {pick(r, ('train', 'ocr-train', 'det-ft'))}-{r.randrange(16**5):05x} failed: DeadlineExceeded")))
     elif v == "download_unreachable":
         # a tool fetches weights it lacks and the cluster has no route to their host (captured:
         # model_download_offline): no cause of the taxonomy, a network outside the container

@@ -468,6 +468,19 @@ def test_a_bus_error_where_dev_shm_is_shown_roomy_is_no_shm_shortage():
     assert verdict(["shm              64M   64M     0 100% /dev/shm", *crash]).category == "shm_exhausted"
 
 
+def test_error_35_beside_an_old_driver_is_that_driver_unless_the_container_reaches_none():
+    table = "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |"
+    err = "OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version."
+    cpu_retry = "python infer_cls.py --model_dir ./PPLCNet_x1_0_infer --use_gpu 0"
+    assert verdict([cpu_retry, err]).category == "gpu_not_visible"              # a CPU job, no driver shown
+    assert verdict([table, err, cpu_retry]).category == "cuda_driver_too_old"    # the driver is there, and old
+    # the host's table beside a container that reaches no driver (started without --gpus)
+    assert verdict([table, "bash: nvidia-smi: command not found", err]).category == "gpu_not_visible"
+    # a driver for CUDA 12 shown proves nothing about error 35
+    new = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |"
+    assert verdict([new, err, cpu_retry]).category == "gpu_not_visible"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
