@@ -665,8 +665,8 @@ def e_native_crash(c: Ctx) -> str:
                                                           "paddle::operators::CUDNNConvOpKernel<>::Compute()", "(unknown)")])
         em.err(c.shell("Segmentation fault (core dumped)"))
     elif v == "sigbus_not_shm":
-        # a SIGBUS from a custom op built with another toolchain or a memory-mapped file cut under it: the
-        # shm's Bus error, where /dev/shm is roomy (users paste its df to say so) or no worker runs
+        # a SIGBUS from a custom op built with another toolchain or a memory-mapped file cut under it prints the
+        # same "Bus error" as a full /dev/shm, where /dev/shm is roomy (users paste its df to say so) or no worker runs
         if r.random() < 0.6:
             df_dev_shm(c, roomy=True)
         elif r.random() < 0.5:

@@ -637,7 +637,7 @@ add("python_dependency_conflict", "opencv_numpy2_abi", "paddleocr_paddle331", "p
     "numpy is 2.x: 'numpy.core.multiarray failed to import' raised from paddleocr's import of cv2")
 # The cluster has no route to the internet (as this capture machine: package registries only): a toolkit that
 # fetches its default model on first use fails to resolve the model host. A network outside the container is no
-# cause of the taxonomy: unknown (independent labellers of four probe sets all called it so; no real thread
+# cause of the taxonomy: unknown (the writers of five independent probe sets all called it so; no real thread
 # settles it), with the remedy a person gives it by hand (pre-stage the weights, point the tool at them).
 add("unknown", "model_download_offline", "paddleocr_paddle331", "paddle-3.3.1-apps4",
     "file_not_found/ocr_service.py",
