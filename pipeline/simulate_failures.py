@@ -779,7 +779,8 @@ def e_file_not_found(c: Ctx) -> str:
 def e_unknown(c: Ctx) -> str:
     """A failure that fits no cause of the taxonomy: the log says little or names nothing we know."""
     r, em = c.rng, c.em
-    v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "remote_service"), (0.7, "download_unreachable")])
+    v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "remote_service"), (0.7, "download_unreachable"),
+                  (0.6 if c.major >= 2 else 0, "gpu_lost")])
     if v == "silent_exit":          # the script gave up on its own and only its wrapper says so
         em.err(pick(r, ("Error: training exited abnormally, see above", "[ERROR] job step 'train' failed",
                         f"+ exit {pick(r, (1, 2, 255))}", "make: *** [Makefile:12: train] Error 1")))
@@ -818,6 +819,28 @@ def e_unknown(c: Ctx) -> str:
             em.err(f"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='{host}', port=443): Max retries "
                    f"exceeded with url: /{url.split('/', 3)[3]} (Caused by NameResolutionError(\"<urllib3.connection."
                    f"HTTPSConnection object at {c.hexaddr()}>: Failed to resolve '{host}' ([Errno -2] {why})\"))")
+    elif v == "gpu_lost":
+        # the GPU itself failed mid-run (Xid 79 "fallen off the bus", an uncorrectable ECC error): a node's
+        # hardware, no cause of the taxonomy; the kernel error it leaves reads like a job's bad index or
+        # a GPU never given, and only the user's dmesg or nvidia-smi after the crash says otherwise
+        paddle_error(c, "External", [pick(r, ("CUDA error(719), unspecified launch failure. ", "CUDA error(999), unknown error. ",
+                                              "CUDA error(700), an illegal memory access was encountered. "))], None,
+                     f"paddle/phi/backends/gpu/cuda/cuda_info.cc:{pick(r, (259, 272))}", "conv")
+        bus = f"{pick(r, (0x1a, 0x3b, 0x3d, 0x5e, 0x86, 0xaf, 0xd8)):02x}"
+        up = em.ts_iso()
+        em.out("")
+        dmesg = r.random() < 0.7
+        if dmesg:
+            em.out(pick(r, ("$ dmesg -T | grep -i nvrm", "宿主机 dmesg:", "dmesg on the node:")))
+            if r.random() < 0.7:
+                em.out(f"[{up}] NVRM: Xid (PCI:0000:{bus}:00): 79, pid={r.randrange(1000, 4000000)}, GPU has fallen off the bus.")
+                em.out(f"[{up}] NVRM: GPU 0000:{bus}:00.0: GPU has fallen off the bus.")
+            else:
+                em.out(f"[{up}] NVRM: Xid (PCI:0000:{bus}:00): 48, pid={r.randrange(1000, 4000000)}, An uncorrectable double "
+                       f"bit error (DBE) has been detected on GPU in the framebuffer at partition {r.randrange(4)}, subpartition 0.")
+        if not dmesg or r.random() < 0.4:   # one of the two always says it, or it would be a job's bad index
+            em.out("$ nvidia-smi")
+            em.out(f"Unable to determine the device handle for GPU 0000:{bus.upper()}:00.0: Unknown Error")
     else:
         py_tb(c, frames_user(c, deep=False) + [(f"{c.site}/requests/adapters.py", pick(r, (519, 565)), "send",
                                                  "raise ConnectionError(e, request=request)")])

@@ -481,6 +481,19 @@ def test_error_35_beside_an_old_driver_is_that_driver_unless_the_container_reach
     assert verdict([new, err, cpu_retry]).category == "gpu_not_visible"
 
 
+def test_a_gpu_lost_under_the_job_is_no_job_bug_and_no_gpu_never_given():
+    fault = ["  File \"tools/train.py\", line 161, in run", "OSError: (External) CUDA error(719), unspecified launch failure."]
+    assert verdict(fault).category == "code_error"        # bare, a job's bad index is the first suspect
+    for lost in ("[Mon Mar  4 07:51:12 2024] NVRM: Xid (PCI:0000:3d:00): 79, pid=1893224, GPU has fallen off the bus.",
+                 "NVRM: Xid (PCI:0000:1a:00): 48, pid=2949256, An uncorrectable double bit error (DBE) has been detected",
+                 "Unable to determine the device handle for GPU 0000:3D:00.0: Unknown Error"):
+        v = RS.match(events([*fault, lost]))
+        assert v is None or v.category not in ("code_error", "gpu_not_visible"), lost
+    # an Xid that is no hardware fault (13: a graphics engine exception, often the job's own kernel)
+    assert verdict([*fault, "NVRM: Xid (PCI:0000:3d:00): 13, pid=1893224, Graphics Exception"]).category == "code_error"
+    assert verdict(["$ nvidia-smi", "No devices were found", *fault]).category == "gpu_not_visible"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "

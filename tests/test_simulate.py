@@ -681,6 +681,29 @@ def test_a_sigbus_where_dev_shm_is_shown_roomy_is_no_shm_shortage_to_the_rules(t
     assert seen >= 3
 
 
+def test_a_gpu_lost_under_the_job_always_shows_the_node_and_the_rules_blame_no_job(tmp_path):
+    """The unknown gpu_lost form: a kernel error a job's bad index also gives, with the node's word on it."""
+    from pipeline import simulate_failures as S
+    from pipeline.predict import read_log_events
+    from pipeline.rules import RuleSet
+    rules = RuleSet.load()
+    seen = 0
+    for seed in range(400):
+        c, lines = _ctx("det", "2.6.0", "2x", seed)
+        if S.e_unknown(c) != "2x_gpu_lost":
+            continue
+        c.em.flush()
+        text = "\n".join(lines)
+        assert "fallen off the bus" in text or "double bit error" in text or "device handle" in text, text[-600:]
+        path = tmp_path / f"run{seed}.log"
+        path.write_text(text + "\n")
+        events, meta = read_log_events(str(path), rules)
+        verdict = rules.match(events, meta or {})
+        assert verdict is None or verdict.category not in ("code_error", "gpu_not_visible", "native_crash"), text[-600:]
+        seen += 1
+    assert seen >= 3
+
+
 def test_a_training_corpus_plants_every_cause_to_its_minimum_and_labels_stay_what_the_fleet_decides():
     from pipeline.simulate import CATEGORIES, decide, plan
     _, fleet = plan(hosts=12, days=10, seed=7)
