@@ -250,8 +250,10 @@ _CC = re.compile(r"(?:GPU Compute Capability|CUDA Capability): (\d+)\.?(\d)?")
 def version_facts(blob: str) -> list[str]:
     """Facts Paddle prints at device init that regexes cannot compare: the host driver older than
     the CUDA runtime Paddle was built with (then CUDA errors mean cuda_driver_too_old), and the GPU's
-    generation (a very old or very new compute capability is where arch mismatches live)."""
+    generation (a very old compute capability is where dropped architectures live; a new one is
+    a mismatch only beside a CUDA runtime older than the GPU: a healthy H100 must not read as one)."""
     out = []
+    runtime = None
     m = _API_VERSIONS.search(blob)
     if m:
         driver, runtime = (int(m.group(1)), int(m.group(2))), (int(m.group(3)), int(m.group(4)))
@@ -259,7 +261,13 @@ def version_facts(blob: str) -> list[str]:
     c = _CC.search(blob)
     if c:   # "GPU Compute Capability: 8.6" (2.x) or "CUDA Capability: 75" (1.x)
         cc = int(c.group(1)) if c.group(2) is None else int(c.group(1)) * 10 + int(c.group(2))
-        out.append("cc_old" if cc < 60 else "cc_new" if cc >= 90 else "cc_mid")
+        if cc < 60:
+            out.append("cc_old")
+        elif runtime is None:
+            out.append("cc_new" if cc >= 90 else "cc_mid")
+        else:   # the first CUDA that builds for Ampere (11.0), Hopper (11.8), Blackwell (12.8)
+            first = (12, 8) if cc >= 100 else (11, 8) if cc >= 90 else (11, 0) if cc >= 80 else (0, 0)
+            out.append("cc_beyond_runtime" if runtime < first else "cc_within_runtime")
     return out
 
 

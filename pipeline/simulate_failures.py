@@ -435,10 +435,13 @@ def e_model_version_incompatible(c: Ctx) -> str:
 def e_api_incompatible(c: Ctx) -> str:
     r, em = c.rng, c.em
     entry = frames_user(c, deep=False)[0][0]
+    # 2.5 made reductions 0-D: code written for 2.4 indexes the loss's numpy value
+    zero_dim = 1.2 if c.major >= 3 or (c.major == 2 and c.paddle >= "2.5") else 0
     if c.fw == "base":      # 2.6 moved paddle.fluid to paddle.base; 3.x removed it
-        v = wpick(r, [(3, "no_fluid_attr"), (2, "no_fluid_module"), (1.5, "cannot_import"), (1, "unexpected_kw")])
+        v = wpick(r, [(3, "no_fluid_attr"), (2, "no_fluid_module"), (1.5, "cannot_import"), (1, "unexpected_kw"),
+                      (zero_dim, "zero_dim_index")])
     else:                   # 2.5 removed most of paddle.fluid.layers
-        v = wpick(r, [(2, "fluid_layers_removed"), (1, "unexpected_kw"), (1, "cannot_import")])
+        v = wpick(r, [(2, "fluid_layers_removed"), (1, "unexpected_kw"), (1, "cannot_import"), (zero_dim, "zero_dim_index")])
     if v == "no_fluid_attr":
         py_tb(c, [(entry, pick(r, (41, 88, 130)), "<module>", "place = paddle.fluid.CUDAPlace(0)"
                    if r.random() < 0.5 else "with paddle.fluid.dygraph.guard():")])
@@ -464,6 +467,13 @@ def e_api_incompatible(c: Ctx) -> str:
                                                  f"self.conv = nn.Conv2D(3, 64, 3, {kw}=True)" if "Conv" in api else
                                                  f"self.layer = nn.{api.split('.')[0]}(512, 512, {kw}='relu')")])
         em.err(f"TypeError: {api}() got an unexpected keyword argument '{kw}'")
+    elif v == "zero_dim_index":
+        what = pick(r, ("total_loss += loss.numpy()[0]", "losses.append(loss.numpy()[0])",
+                        "print('epoch %d, step %d, loss %.4f' % (epoch, step, avg_loss.numpy()[0]))",
+                        "acc_sum += float(acc.numpy()[0])", "logger.info(f'loss: {loss.numpy()[0]:.5f}')"))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/{pick(r, ('train.py', 'tools/train.py', 'engine.py'))}",
+                                                 pick(r, (88, 108, 142, 231)), pick(r, ("train", "train_epoch", "run")), what)])
+        em.err("IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed")
     else:
         layer = pick(r, ("fc", "data", "conv2d", "elementwise_add", "reduce_mean", "softmax_with_cross_entropy"))
         py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/models/net.py", pick(r, (31, 64)), "build",

@@ -494,11 +494,17 @@ def _pod_evicted(c: Ctx, resource: str) -> None:
                        f"{r.randrange(2_000_000, 20_000_000)}Ki. Container trainer was using {r.randrange(50, 400) * 2**20}Ki, "
                        "request is 0, has larger consumption of ephemeral-storage.",
                        f"Pod ephemeral local storage usage exceeds the total limit of containers {pick(r, (20, 50, 100))}Gi."))
+    elif resource == "shm":   # /dev/shm as a memory-backed emptyDir with a sizeLimit, filled by DataLoader workers
+        vol = pick(r, ("dshm", "shm", "dev-shm"))
+        msg = f'Usage of EmptyDir volume "{vol}" exceeds the limit "{pick(r, ("64Mi", "512Mi", "1Gi", "2Gi"))}".'
     else:
         msg = (f"The node was low on resource: memory. Threshold quantity: 100Mi, available: {r.randrange(20, 99)}Mi. "
                f"Container trainer was using {r.randrange(30, 120)}Gi, which exceeds its request of {pick(r, (8, 16, 32))}Gi.")
     em.out(f"$ kubectl describe pod {pod}", f"Name:             {pod}", "Status:           Failed",
            "Reason:           Evicted", f"Message:          {msg}")
+    if resource == "shm":
+        em.out("Volumes:", f"  {vol}:", "    Type:       EmptyDir (a temporary directory that shares a pod's lifetime)",
+               "    Medium:     Memory", f"    SizeLimit:  {msg.rsplit(chr(34), 2)[1]}")
     if r.random() < 0.5:
         em.out("Events:", "  Type     Reason   Age   From     Message", "  ----     ------   ----  ----     -------",
                f"  Warning  Evicted  {r.randrange(2, 50)}m   kubelet  {msg}")
@@ -508,6 +514,12 @@ def f_pod_evicted_storage(c: Ctx) -> str:
     """Checkpoints or caches written to the container's writable layer fill the node's disk: the kubelet evicts."""
     _pod_evicted(c, "ephemeral-storage")
     return "pod_evicted_storage"
+
+
+def f_pod_evicted_shm(c: Ctx) -> str:
+    """DataLoader workers fill a memory-backed /dev/shm emptyDir past its sizeLimit: the kubelet evicts."""
+    _pod_evicted(c, "shm")
+    return "pod_evicted_shm"
 
 
 def f_pod_evicted_memory(c: Ctx) -> str:

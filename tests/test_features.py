@@ -107,11 +107,18 @@ def test_an_error_in_a_run_that_exited_0_was_survived():
 def test_device_facts_compare_what_regexes_cannot():
     from pipeline.features import version_facts
     assert version_facts("Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.1, "
-                         "Runtime API Version: 11.8") == ["driver_older_than_runtime", "cc_mid"]
+                         "Runtime API Version: 11.8") == ["driver_older_than_runtime", "cc_within_runtime"]
     assert version_facts("device: 0, CUDA Capability: 75, Driver API Version: 10.2, Runtime API Version: 10.0") \
-        == ["driver_covers_runtime", "cc_mid"]
+        == ["driver_covers_runtime", "cc_within_runtime"]
+    # a GPU newer than the CUDA the build was made with, and the same GPU under a CUDA that knows it
     assert version_facts("GPU Compute Capability: 12.0, Driver API Version: 12.8, Runtime API Version: 11.8") \
-        == ["driver_covers_runtime", "cc_new"]
+        == ["driver_covers_runtime", "cc_beyond_runtime"]
+    assert version_facts("GPU Compute Capability: 9.0, Driver API Version: 12.6, Runtime API Version: 12.6") \
+        == ["driver_covers_runtime", "cc_within_runtime"]
+    assert version_facts("CUDA Capability: 80, Driver API Version: 11.2, Runtime API Version: 10.2")[1] == "cc_beyond_runtime"
+    # with no runtime shown, only the generation
+    assert version_facts("GPU Compute Capability: 9.0") == ["cc_new"]
+    assert version_facts("CUDA Capability: 52, Driver API Version: 10.2, Runtime API Version: 10.0")[1] == "cc_old"
     assert version_facts("no device line at all") == []
 
 

@@ -494,6 +494,14 @@ def test_a_gpu_lost_under_the_job_is_no_job_bug_and_no_gpu_never_given():
     assert verdict(["$ nvidia-smi", "No devices were found", *fault]).category == "gpu_not_visible"
 
 
+def test_a_zero_d_loss_indexed_by_code_for_paddle_2_4_is_the_api_change_not_the_jobs_bug():
+    err = "IndexError: too many indices for array: array is 0-dimensional, but 1 were indexed"
+    tb = ["Traceback (most recent call last):", '  File "/home/nlp/train_textcnn.py", line 108, in train']
+    assert verdict([*tb, "    total_loss += loss.numpy()[0]", err]).category == "api_incompatible"
+    # the job's own numpy array: its bug
+    assert verdict([*tb, "    first = scores[0]", err]).category == "code_error"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
