@@ -85,7 +85,8 @@ EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
-    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "frame", "meta", "case_sensitive", "examples",
+    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "frame", "meta", "case_sensitive",
+    "examples",
     "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
@@ -148,6 +149,9 @@ class Rule:
     # does not fire in a run known to have ended well whose log also says one of these (a GPU
     # warning in a job that asked for the CPU and did its work; the same warning in a GPU job is its cause)
     unless_succeeded_with: tuple[str, ...] = ()
+    # what a peer's failure leaves on the others (a closed socket, a SIGTERM in a collective, NCCL waiting):
+    # yields to any other rule the log fires, which states what that peer died of
+    consequence: bool = False
     frame: tuple[str, ...] = ()
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     case_sensitive: bool = False
@@ -771,6 +775,9 @@ class RuleSet:
                 fired = [h for h in fired if not h.rule.needs_failure]
         if any(h.rule.unless_succeeded for h in fired) and run_succeeded(events, meta):
             fired = [h for h in fired if not h.rule.unless_succeeded]
+        causes = {h.rule.category for h in fired if not h.rule.consequence}
+        if causes - {h.rule.category for h in fired if h.rule.consequence}:
+            fired = [h for h in fired if not h.rule.consequence]
         return fired
 
     def _candidates(self, fr: _Frame) -> np.ndarray:
@@ -1061,6 +1068,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 exclude=lists["exclude"], context=lists["context"], unless=lists["unless"],
                 tail=tail, needs_failure=bool(spec.get("needs_failure", False)),
                 unless_succeeded=bool(spec.get("unless_succeeded", False)),
+                consequence=bool(spec.get("consequence", False)),
                 unless_succeeded_with=lists["unless_succeeded_with"], frame=frame_spec, meta=meta,
                 case_sensitive=case_sensitive,
                 examples=tuple(_as_list(spec.get("examples"))),

@@ -502,6 +502,39 @@ def test_a_zero_d_loss_indexed_by_code_for_paddle_2_4_is_the_api_change_not_the_
     assert verdict([*tb, "    first = scores[0]", err]).category == "code_error"
 
 
+def test_what_a_rank_died_of_beats_what_its_peers_report_of_it():
+    remote = ["OSError: (External) NCCL error(6), remote process exited or there was a network error. ",
+              "  [Hint: 'ncclRemoteError'. A call failed possibly due to a network error or a remote process exiting "
+              "prematurely.] (at /paddle/paddle/fluid/distributed/collective/process_group_nccl.cc:781)"]
+    reset = ["master-0:67:418 [0] misc/socket.cc:538 NCCL WARN Net : Call to recv from 10.233.91.40<57719> failed : "
+             "Connection reset by peer"]
+    assert verdict(remote).category == "distributed_comm_failure"     # alone, all we know
+    assert verdict(reset, FAILED).category == "distributed_comm_failure"
+    segv = ["FatalError: `Segmentation fault` is detected by the operating system.",
+            "  [SignalInfo: *** SIGSEGV (@0x8) received by PID 30211 (TID 0x7f3c9e7ff740) from PID 8 ***]"]
+    v = verdict([*segv, *remote])
+    assert v.category == "native_crash" and "nccl_peer_exited" not in v.hits and "nccl_error" not in v.hits
+    bug = ["Traceback (most recent call last):", '  File "/workspace/relext/data.py", line 88, in __getitem__',
+           "    head, rel, tail = self.rows[idx]", "IndexError: list index out of range"]
+    assert verdict([*reset, *bug]).category == "code_error"
+    # a refused connection at start is no consequence: a peer that never came up may be the cause
+    refused = ["RuntimeError: connect to trainer endpoint 10.0.0.2:6170 failed: Connection refused"]
+    assert verdict([*refused, *bug]).category == "distributed_comm_failure"
+
+
+def test_a_slurm_task_the_cgroup_oom_killer_ended_is_host_memory_whatever_its_node_is_named():
+    v = verdict(["slurmstepd: error: Detected 1 oom-kill event(s) in StepId=884213.0.",
+                 "srun: error: gpu-a100-07: task 5: Out Of Memory"])
+    assert v.category == "host_oom" and "gpu_out_of_memory_generic" not in v.hits
+
+
+def test_an_nccl_transport_warning_in_a_run_that_ended_well_was_survived():
+    warn = "gpu-h800-n02:77812:78590 [0] transport/net_ib.cc:140 NCCL WARN NET/IB : mlx5_3:1 Got async event : port error"
+    assert verdict([warn], FAILED).category == "distributed_comm_failure"
+    assert RS.match(events([warn, "LAUNCH INFO 2024-07-02 03:03:29,883 Pod completed",
+                            "LAUNCH INFO 2024-07-02 03:03:29,884 Exit code 0"])) is None
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
