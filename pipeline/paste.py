@@ -42,6 +42,19 @@ class Unpaster:
         self.closed = False     # a fence has closed: commentary until the next one opens
         self.indent = ""
         self.width = 0
+        self.code_fenced = False  # the fences hold the job's code, the log was pasted outside them
+
+    @staticmethod
+    def _log_outside_code_fences(lines: list[str], fences: set[int]) -> bool:
+        """The fences hold what the user ran (a script, a command) and the log is outside them: a
+        traceback or an error line out there, none inside. The text outside is then the log."""
+        inside, outside, now = [], [], False
+        for i, line in enumerate(lines):
+            if i in fences:
+                now = not now
+            else:
+                (inside if now else outside).append(line)
+        return not any(map(_LOGLIKE.search, inside)) and any(map(_LOGLIKE.search, outside))
 
     def feed(self, chunk):
         from dataclasses import replace
@@ -59,12 +72,13 @@ class Unpaster:
             if first:  # does a fence open the log?
                 opening = lines[min(fences)] if fences else ""
                 self.closed = len(fences) >= 2 or opening.strip(" \t>`~") != ""
+                self.code_fenced = self.closed and self._log_outside_code_fences(lines, fences)
             keep = []
             for i in range(len(lines)):
                 if i in fences:
                     self.inside = not self.inside
                     self.closed = self.closed or not self.inside
-                elif i not in prompts and (self.inside or not self.closed):
+                elif i not in prompts and (self.inside or not self.closed or self.code_fenced):
                     keep.append(i)
                     if self.inside:
                         inside.append(i)
@@ -147,6 +161,9 @@ class Unpaster:
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\) ?)?(?:[\w.-]+@[\w.-]+(?::[^\n$#]*)?|PS [A-Za-z]:\\[^\n>]*"
                      r"|[A-Za-z]:\\[^\n>]*)[$#>] ?$", re.M)   # user@host:~/dir$ , root@3f2a:/w# , C:\x>
 _UNINDENTED = re.compile(r"^[^ \t\n]", re.M)
+# a line only a program's output has (a traceback, an exception, glog's header), never a script's
+_LOGLIKE = re.compile(r"Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\s*:|"
+                      r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ ")
 _ENDS_LINE = frozenset(".:;!?)]}'\"")
 _FRAME_END = re.compile(r", line \d+, in [\w<>.]+$")   # a Python traceback frame's line is whole
 

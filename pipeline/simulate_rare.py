@@ -100,7 +100,7 @@ def f_driver_requirement(c: Ctx) -> str:
 def f_cudnn_unusable(c: Ctx) -> str:
     r, em = c.rng, c.em
     v = wpick(r, [(1, "version_mismatch"), (1.2, "not_initialized_after_warning"), (0.8, "not_initialized"),
-                  (1.2, "zlibwapi")])
+                  (1.2, "zlibwapi"), (1 if c.major >= 2 else 0, "segv_after_warning")])
     if v == "zlibwapi":            # cuDNN >= 8.3 on Windows needs ZLIB's DLL beside it; it exits at the first conv
         _cudnn8_device_lines(c)
         em.err("Could not locate zlibwapi.dll. Please make sure it is in your library path!")
@@ -110,6 +110,22 @@ def f_cudnn_unusable(c: Ctx) -> str:
                      "'CUDNN_STATUS_VERSION_MISMATCH'. Some cuDNN sub-library has a different version from the others.",
                      "paddle/phi/kernels/gpudnn/conv_kernel.cu:" + str(pick(r, (237, 401))), "conv")
         return "cudnn_version_mismatch"
+    if v == "segv_after_warning":  # an older cuDNN major first on the library path (a conda env's): the
+        # first convolution's algorithm search calls into it and the process dies of a segfault
+        have = pick(r, ("7.6", "7.6", "8.0", "8.1")) if vt("8.2") < vt(c.cudnn) else "7.1"
+        em.glog("W", "gpu_resources.cc:149", f"device: 0, cuDNN Version: {have}.")
+        em.glog("W", f"gpu_resources.cc:{pick(r, (164, 178, 196))}", f"WARNING: device: 0. The installed Paddle is "
+                f"compiled with CUDNN {c.cudnn}, but CUDNN version in your machine is {have}, which may cause serious "
+                "incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version.")
+        fatal_signal(c, "SIGSEGV", "Segmentation fault", frames=[
+            "paddle::framework::StandaloneExecutor::Run(std::vector<std::string, std::allocator<std::string> > const&, bool)"
+            if c.major >= 3 else "paddle::imperative::Tracer::TraceOp(...)",
+            "void phi::ConvCudnnKernel<float, phi::GPUContext>(phi::GPUContext const&, phi::DenseTensor const&, "
+            "phi::DenseTensor const&, ...)",
+            "phi::SearchAlgorithm<phi::ConvKind::kForward>::Find<float>(phi::GPUContext const&, ...)",
+            pick(r, ("cudnnGetConvolutionForwardAlgorithm_v7", "cudnnFindConvolutionForwardAlgorithmEx")),
+            "cudnnGetConvolutionForwardAlgorithmMaxCount"])
+        return "cudnn_warning+segv"   # exits as the segfault it died of (139)
     if v == "not_initialized_after_warning":
         have = pick(r, ("7.6", "8.0", "8.1")) if vt("8.2") < vt(c.cudnn) else "7.3"
         em.glog("W", f"gpu_resources.cc:{pick(r, (164, 196))}", f"WARNING: device: 0. The installed Paddle is compiled "

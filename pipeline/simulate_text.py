@@ -346,7 +346,9 @@ def hn_fluid_deprecated(c: Ctx) -> None:
 
 
 def hn_cudnn_mismatch(c: Ctx) -> None:
-    other = pick(c.rng, ("8.2", "8.4", "8.6", "8.9"))
+    # another minor of the same major: the warning healthy runs print (a major apart is cuda_lib_missing's)
+    major = c.cudnn.split(".")[0]
+    other = pick(c.rng, [f"{major}.{m}" for m in range(10) if f"{major}.{m}" != c.cudnn][:7])
     c.em.glog("W", f"gpu_resources.cc:{pick(c.rng, (101, 104))}", f"WARNING: device: 0. The installed Paddle is compiled "
               f"with CUDNN {c.cudnn}, but CUDNN version in your machine is {other}, which may cause serious "
               "incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version.")

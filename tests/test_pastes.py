@@ -128,6 +128,20 @@ def test_only_fences_that_open_a_block_drop_the_text_before_them():
     assert fed([*("    " + line for line in log), "(base) me@gpu-01:~/work$ "]) == log
 
 
+def test_fences_around_the_jobs_code_keep_the_log_pasted_outside_them():
+    """An issue fences the script it ran and pastes the error below it, unfenced: the log is the
+    text outside. A fenced log keeps dropping the question around it."""
+    fed = _unpasted
+    code = ["```python", "from paddleocr import PaddleOCR", "ocr = PaddleOCR(det_model_dir='./models/det')", "```"]
+    log = ["Traceback (most recent call last):", '  File "run.py", line 2, in <module>',
+           "ValueError: not find model file path ./models/det/inference.pdmodel"]
+    out = fed(["My code:", *code, "", "Error:", *log, "", "Any idea?"])
+    assert out[-len(log) - 2:-2] == log and "```python" not in out
+    assert fed(["My code:", "```", *log, "```", "", "Any idea?"]) == log
+    # code fenced, and the error fenced too: the fences hold the log, the commentary goes
+    assert fed(["My code:", *code, "Error:", "```", *log, "```", "Any idea?"]) == [*code[1:3], *log]
+
+
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_a_paste_hard_wrapped_by_a_console_gets_the_same_verdict(predictions, tmp_path, width):
     """Copied from a console that cuts every line at its width (and so every long signature in two)."""

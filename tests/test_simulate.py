@@ -484,7 +484,7 @@ FAMILY_PHRASES = {
     "f_gpu_unusable": ("initialization error", "busy or unavailable", "stub library", "No devices were found",
                        "CUDA_VISIBLE_DEVICES is set to be empty"),
     "f_driver_requirement": ("unsatisfied condition: cuda>=", "Driver API Version"),
-    "f_cudnn_unusable": ("CUDNN_STATUS_", "zlibwapi.dll"),
+    "f_cudnn_unusable": ("CUDNN_STATUS_", "zlibwapi.dll", "but CUDNN version in your machine is"),
     "f_cudnn_sublib_abort": "Could not load library libcudnn_",
     "f_custom_op_no_toolkit": "Failed to compile custom operator", "f_os_package_missing": ("No such file or directory", "not found"),
     "f_feature_needs_newer_gpu": ("FlashAttention", "bfloat16"), "f_shm_semaphores": "[Errno 28]",
@@ -498,6 +498,7 @@ FAMILY_PHRASES = {
     "f_android_lmk": "lowmemorykiller: Kill",
     "f_pod_evicted_storage": "ephemeral",
     "f_pod_evicted_memory": "low on resource: memory",
+    "f_pod_evicted_shm": "Usage of EmptyDir volume",
     "f_cxx_api_compile": "error: ",
 }
 
