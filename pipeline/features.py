@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import ENDED_WELL
+from pipeline.rules import ENDED_WELL, with_shell_status
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -141,6 +141,7 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
     """events: a DataFrame or a mapping of column -> sequence with line_no, level, kind, message, text."""
     messages = [m if isinstance(m, str) else "" for m in events["message"]]
     texts = [t if isinstance(t, str) else m for t, m in zip(list(events["text"]), messages)]
+    meta = with_shell_status(events, meta)
     keep = relevant_indices(list(events["level"]), list(events["kind"]), messages)
     parts, size = [], 0
     for i in reversed(keep):  # newest first so the cap drops the oldest lines

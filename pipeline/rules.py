@@ -731,6 +731,7 @@ class RuleSet:
         if events is None:
             from pipeline.normalize import Events
             events = Events({"line_no": [], "message": [], "text": []})
+        meta = with_shell_status(events, meta)
         fr = _Frame(events)
         raw = self._event_hits(fr) if fr.n else []
 
@@ -925,9 +926,39 @@ def innermost_frame(text: str) -> str:
     return frame_location(frames[-1])
 
 
+# a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`) and the status
+_STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*\$\?["\']?\s*$')
+_STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
+SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
+
+
+def shell_status(messages) -> int | None:
+    """The exit status a shell printed for the run (`$ echo $?` then `0`), the last one shown."""
+    msgs = list(messages)[-SHELL_STATUS_EVENTS:]
+    for i in range(len(msgs) - 2, -1, -1):
+        asked = msgs[i]
+        if isinstance(asked, str) and "$?" in asked and _STATUS_ASKED.search(asked):
+            said = _STATUS_SAID.match(msgs[i + 1]) if isinstance(msgs[i + 1], str) else None
+            if said:
+                return int(said.group(1))
+    return None
+
+
+def with_shell_status(events, meta: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The run's metadata, with the exit status its shell printed when the container gave none (a
+    paste): what rules and features read as the run's exit code, at training and at prediction."""
+    if meta and _norm_meta("exit_code", meta.get("exit_code")) is not None:
+        return meta
+    if events is None or "message" not in getattr(events, "columns", events) or not len(events["message"]):
+        return meta
+    code = shell_status(events["message"])
+    return meta if code is None else {**(meta or {}), "exit_code": code}
+
+
 def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
     """The run is known to have ended well: exit status 0, or (no status known) its last lines say
     so and no error follows."""
+    meta = with_shell_status(events, meta)
     if meta:
         if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
             return False
@@ -946,6 +977,7 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
 
 
 def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
+    meta = with_shell_status(events, meta)
     if meta:
         if _norm_meta("oom_killed", meta.get("oom_killed")) is True:
             return True

@@ -788,18 +788,29 @@ def user_cut(paste: list[str], how: str | None, r: random.Random) -> list[str]:
     return paste
 
 
-def paste_of(lines: list[str], failed: bool, r: random.Random) -> list[str]:
+def paste_of(lines: list[str], failed: bool, r: random.Random, code: int | None = None) -> list[str]:
     """The excerpt of a run's last lines a user would paste: for a failure, from the first error block
     among the last 150 lines (a few lines before it, sometimes) to the end, now and then cut short;
-    for a healthy run, its last 5-40 lines."""
+    for a healthy run, its last 5-40 lines. Now and then the user asked the shell how it ended
+    (`echo $?` and the run's exit `code`)."""
     lines = [ln for ln in lines if ln.strip()]
     if not failed:
-        return lines[-r.randrange(5, 40):]
+        return _with_status(lines[-r.randrange(5, 40):], code, r)
     first = next((i for i in range(max(0, len(lines) - 150), len(lines)) if _PASTE_START.match(lines[i])),
                  max(0, len(lines) - 30))
     paste = lines[max(0, first - r.choice((0, 0, 1, 3, 8))):]
     u = r.random()
-    return user_cut(paste, "stop_early" if u < 0.15 else "last_lines" if u < 0.25 else None, r)
+    cut = "stop_early" if u < 0.15 else "last_lines" if u < 0.25 else None
+    paste = user_cut(paste, cut, r)
+    return paste if cut else _with_status(paste, code, r)
+
+
+def _with_status(paste: list[str], code: int | None, r: random.Random) -> list[str]:
+    if code is None or r.random() >= 0.08:
+        return paste
+    prompt = T.pick(r, ("root@{h}:/workspace# ", "(paddle) user@{h}:~/work$ ", "$ ")).format(h=hexid(12, "host", r.random()))
+    asked = T.pick(r, ("echo $?", "echo $?", 'echo "exit=$?"'))
+    return [*paste, prompt + asked, f"exit={code}" if "exit=" in asked else str(code)]
 
 
 def _write_json(path: Path, obj) -> None:
@@ -896,7 +907,7 @@ def _render(seed: int, s: RunSpec, out: Path, scale_lines: float, restart: int, 
         paste_id = f"{h.name}/files/{ids['job_dir']}/paste-{restart}.log"
         (out / paste_id).parent.mkdir(parents=True, exist_ok=True)
         with open(out / paste_id, "w", encoding="utf-8", newline="\n") as f:
-            f.write("\n".join(paste_of(list(w.tail), s.category != "no_failure", rp)) + "\n")
+            f.write("\n".join(paste_of(list(w.tail), s.category != "no_failure", rp, code)) + "\n")
     end = max(em.t, w.last_t) + r.randrange(50_000_000, 900_000_000)
     oom_killed = s.category == "host_oom" and T.host_oom_killed(variant)
     labels = {"team": j.team, "job": j.name, "gpus": "all" if s.gpus else "",

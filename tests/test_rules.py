@@ -535,6 +535,23 @@ def test_an_nccl_transport_warning_in_a_run_that_ended_well_was_survived():
                             "LAUNCH INFO 2024-07-02 03:03:29,884 Exit code 0"])) is None
 
 
+def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
+    from pipeline.rules import run_failed, run_succeeded, shell_status
+    crash = [*(ln for ln in HEALTHY if "compiled with CUDNN" in ln), "Traceback (most recent call last):",
+             '  File "/usr/local/lib/python3.10/site-packages/paddle/nn/functional/conv.py", line 1, in conv2d',
+             "OSError: (External) CUDNN error(3), CUDNN_STATUS_BAD_PARAM."]
+    asked = ["(det) root@4090-box:~/PaddleDetection# echo $?"]
+    assert shell_status([*crash, *asked, "0"]) == 0 and shell_status(['$ echo "exit=$?"', "exit=139"]) == 139
+    assert shell_status(["echo $? is what I ran", "0"]) is None and shell_status(["Epoch 3", "0"]) is None
+    assert RS.match(events([*crash, *asked, "0"])) is None                    # a traceback it survived
+    assert verdict([*crash, *asked, "1"]).category == "cuda_lib_missing"
+    healthy = ["[2024/05/27 15:02:10] ppocr INFO: epoch: [3/3], global_step: 300, loss: 0.41"]
+    assert not run_failed(events(healthy), None) and run_failed(events([*healthy, *asked, "2"]), None)
+    assert run_succeeded(events([*healthy, *asked, "0"]), None)
+    # the container's own exit code, when there is one, is the authority
+    assert run_failed(events([*healthy, *asked, "0"]), {"exit_code": 1})
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
