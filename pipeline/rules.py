@@ -932,15 +932,33 @@ _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
 
 
+# Slurm's word on a job: sacct's row of the job itself (State, ExitCode "code:signal") or srun's line
+_SACCT_JOB = re.compile(r"^\s*\d+\s.*?\b(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_ME\+?|OUT_OF_MEMORY|NODE_FAIL|"
+                        r"PREEMPTED)\b.*?\s(\d+):(\d+)\b")
+_SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code (\d+)")
+
+
 def shell_status(messages) -> int | None:
-    """The exit status a shell printed for the run (`$ echo $?` then `0`), the last one shown."""
-    msgs = list(messages)[-SHELL_STATUS_EVENTS:]
-    for i in range(len(msgs) - 2, -1, -1):
-        asked = msgs[i]
-        if isinstance(asked, str) and "$?" in asked and _STATUS_ASKED.search(asked):
-            said = _STATUS_SAID.match(msgs[i + 1]) if isinstance(msgs[i + 1], str) else None
+    """The exit status a shell or Slurm printed for the run, the last one shown: `$ echo $?` then
+    `0`, sacct's row of the job (COMPLETED 0:0; a signal N is 128+N, as a shell says it), or srun's
+    "Exited with exit code N"."""
+    msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
+    for i in range(len(msgs) - 1, -1, -1):
+        line = msgs[i]
+        if "$?" in line and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
+            said = _STATUS_SAID.match(msgs[i + 1])
             if said:
                 return int(said.group(1))
+        if ":" in line:
+            job = _SACCT_JOB.match(line)
+            if job:
+                state, code, sig = job.group(1), int(job.group(2)), int(job.group(3))
+                if state.startswith("OUT_OF_ME"):
+                    return 137     # the cgroup's OOM killer
+                return 128 + sig if sig else code if code or state == "COMPLETED" else 1
+            srun = _SRUN_EXITED.search(line)
+            if srun:
+                return int(srun.group(1))
     return None
 
 

@@ -809,6 +809,15 @@ def _with_status(paste: list[str], code: int | None, r: random.Random) -> list[s
     if code is None or r.random() >= 0.08:
         return paste
     prompt = T.pick(r, ("root@{h}:/workspace# ", "(paddle) user@{h}:~/work$ ", "$ ")).format(h=hexid(12, "host", r.random()))
+    if r.random() < 0.25:   # a Slurm job's accounting: State and ExitCode "code:signal"
+        job, sig = r.randrange(100000, 999999), code - 128 if code > 128 else 0
+        state = "COMPLETED" if code == 0 else "CANCELLED" if sig == 15 else "OUT_OF_ME+" if code == 137 else "FAILED"
+        ec = f"{0 if sig else code}:{sig}"
+        return [*paste, prompt + f"sacct -j {job} --format=JobID,JobName,State,ExitCode,Elapsed",
+                "JobID           JobName      State ExitCode    Elapsed ",
+                "------------ ---------- ---------- -------- ---------- ",
+                f"{job:<12}      train {state:>10} {ec:>8}   0{r.randrange(10)}:{r.randrange(60):02d}:{r.randrange(60):02d} ",
+                f"{str(job) + '.batch':<12}      batch {state:>10} {ec:>8}   0{r.randrange(10)}:{r.randrange(60):02d}:{r.randrange(60):02d} "]
     asked = T.pick(r, ("echo $?", "echo $?", 'echo "exit=$?"'))
     return [*paste, prompt + asked, f"exit={code}" if "exit=" in asked else str(code)]
 

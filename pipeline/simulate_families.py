@@ -94,6 +94,12 @@ def f_device_count_zero(c: Ctx) -> str:
                    "  [Hint: Expected id < GetCUDADeviceCount(), but received id:0 >= GetCUDADeviceCount():0.] at "
                    "(/paddle/paddle/fluid/platform/gpu_info.cc:240)"])
         return "device_count_zero_1x"
+    if r.random() < 0.3:   # a rank's place beyond the GPUs its container sees (one GPU per task, a wrong index)
+        k = pick(r, (1, 1, 2, 4))
+        for dev in sorted({k + r.randrange(0, 4) for _ in range(r.randrange(1, 4))}):
+            c.em.glog("E", f"pybind.cc:{pick(r, (2009, 2131))}", f"Invalid CUDAPlace({dev}), must inside [0, {k}), "
+                      f"because GPU number on your machine is {k}")
+        return "cuda_place_beyond_count"
     c.em.glog("W", f"init.cc:{pick(r, (201, 227))}", "Compiled with WITH_GPU, but no GPU found in runtime.")
     paddle_error(c, "InvalidArgument", ["Device id must be less than GPU count, but received id is: 0. GPU count is: 0."],
                  "Expected id < GetGPUDeviceCount(), but received id:0 >= GetGPUDeviceCount():0.",

@@ -517,6 +517,9 @@ def test_what_a_rank_died_of_beats_what_its_peers_report_of_it():
     bug = ["Traceback (most recent call last):", '  File "/workspace/relext/data.py", line 88, in __getitem__',
            "    head, rel, tail = self.rows[idx]", "IndexError: list index out of range"]
     assert verdict([*reset, *bug]).category == "code_error"
+    # ranks torn down at the scheduler's time limit: their closed sockets are no communication failure
+    assert RS.match(events([*reset, "slurmstepd: error: *** JOB 884213 ON gpu-node07 CANCELLED AT "
+                            "2021-05-03T11:00:14 DUE TO TIME LIMIT ***"]), FAILED) is None
     # a refused connection at start is no consequence: a peer that never came up may be the cause
     refused = ["RuntimeError: connect to trainer endpoint 10.0.0.2:6170 failed: Connection refused"]
     assert verdict([*refused, *bug]).category == "distributed_comm_failure"
@@ -550,6 +553,14 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert run_succeeded(events([*healthy, *asked, "0"]), None)
     # the container's own exit code, when there is one, is the authority
     assert run_failed(events([*healthy, *asked, "0"]), {"exit_code": 1})
+    # Slurm's: sacct's row of the job (not of its steps), srun's line
+    sacct = ["JobID           JobName      State ExitCode    Elapsed ", "------------ ---------- ---------- -------- ---------- "]
+    assert shell_status([*sacct, "551920        gpt13b_pt  COMPLETED      0:0   01:11:06 ",
+                         "551920.batch      batch  COMPLETED      0:0   01:11:06 "]) == 0
+    assert shell_status([*sacct, "884213       train   CANCELLED     0:15   12:00:13"]) == 143
+    assert shell_status([*sacct, "884213       train   OUT_OF_ME+    0:125  00:41:09"]) == 137
+    assert shell_status(["srun: error: gpu-node3: task 0: Exited with exit code 2"]) == 2
+    assert shell_status(["884213.0     python   CANCELLED     0:15"]) is None and shell_status(["epoch 1 took 0:12"]) is None
 
 
 def test_latent_warning_explains_a_following_segfault():

@@ -467,7 +467,7 @@ def test_code_error_hard_variants_and_families_in_a_bigger_fleet(tmp_path):
 
 FAMILY_PHRASES = {
     "f_trt_version_mismatch": "version TensorRT, but the runtime TensorRT",
-    "f_enable_gpu_cpu_build": "Please compile with gpu to EnableGpu()", "f_device_count_zero": "GPU count",
+    "f_enable_gpu_cpu_build": "Please compile with gpu to EnableGpu()", "f_device_count_zero": ("GPU count", "Invalid CUDAPlace"),
     "f_error35_without_driver": "insufficient for CUDA runtime", "f_device_not_set_properly": "not set properly",
     "f_ptx_toolchain": "CUDA error(222)", "f_summary_env_no_gpu": "no GPU found in runtime", "f_win_dll126": "error code is 126",
     "f_cudnn_dso_handle": "cudnn_dso_handle should not be null", "f_core_import_cudart": "Can not import paddle core",
