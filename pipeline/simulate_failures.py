@@ -742,7 +742,16 @@ def e_file_not_found(c: Ctx) -> str:
     md = c.model_dir
     v = wpick(r, [(2, "paddle_load_not_exists"), (2 if c.job in ("infer", "serving") else 0.5, "cannot_open_pdmodel"),
                   (2, "python_fnf"), (1 if c.gen in ("1x", "20") else 0.2, "load_op_1x"), (1, "config_missing"),
-                  (1.5 if c.chinese else 0, "cn_path_missing")])
+                  (1.5 if c.chinese else 0, "cn_path_missing"), (0.6, "glob_empty")])
+    if v == "glob_empty":   # the job takes the first file its glob finds in a directory left empty
+        what = pick(r, ('sorted(glob.glob(os.path.join(model_dir, "*.pdmodel")))[0]',
+                        'glob.glob(f"{args.data_dir}/*.jpg")[0]', "os.listdir(ckpt_dir)[0]",
+                        'sorted(glob.glob(os.path.join(args.model_dir, "*.pdiparams")))[0]'))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/{pick(r, ('infer.py', 'predict.py', 'utils/io.py'))}",
+                                                 pick(r, (33, 58, 91)), pick(r, ("__init__", "load_model", "main")),
+                                                 f"model_file = {what}")])
+        em.err("IndexError: list index out of range")
+        return f"{c.gen}_{v}"
     if v == "cn_path_missing":
         # teams that write Chinese messages say the same in their own asserts and loggers
         what = pick(r, (f"{md}/inference.pdiparams", "./train_data/rec/train_list.txt", "/data/coco/annotations",
@@ -790,7 +799,7 @@ def e_unknown(c: Ctx) -> str:
     """A failure that fits no cause of the taxonomy: the log says little or names nothing we know."""
     r, em = c.rng, c.em
     v = wpick(r, [(2, "silent_exit"), (1.5, "deadline_sigterm"), (1, "remote_service"), (0.7, "download_unreachable"),
-                  (0.6 if c.major >= 2 else 0, "gpu_lost")])
+                  (0.6 if c.major >= 2 else 0, "gpu_lost"), (0.6 if c.job in ("serving", "infer") else 0, "port_taken")])
     if v == "silent_exit":          # the script gave up on its own and only its wrapper says so
         em.err(pick(r, ("Error: training exited abnormally, see above", "[ERROR] job step 'train' failed",
                         f"+ exit {pick(r, (1, 2, 255))}", "make: *** [Makefile:12: train] Error 1")))
@@ -829,6 +838,12 @@ def e_unknown(c: Ctx) -> str:
             em.err(f"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='{host}', port=443): Max retries "
                    f"exceeded with url: /{url.split('/', 3)[3]} (Caused by NameResolutionError(\"<urllib3.connection."
                    f"HTTPSConnection object at {c.hexaddr()}>: Failed to resolve '{host}' ([Errno -2] {why})\"))")
+    elif v == "port_taken":   # the serving app's own port is held by another process: no cause of the taxonomy
+        port = pick(r, (8080, 8866, 9292, 8000))
+        em.err("INFO:     Started server process [1]", "INFO:     Waiting for application startup.",
+               "INFO:     Application startup complete.")
+        em.err(f"ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', {port}): address already in use",
+               "INFO:     Waiting for application shutdown.", "INFO:     Application shutdown complete.")
     elif v == "gpu_lost":
         # the GPU itself failed mid-run (Xid 79 "fallen off the bus", an uncorrectable ECC error): a node's
         # hardware, no cause of the taxonomy; the kernel error it leaves reads like a job's bad index or

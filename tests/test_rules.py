@@ -563,6 +563,17 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["884213.0     python   CANCELLED     0:15"]) is None and shell_status(["epoch 1 took 0:12"]) is None
 
 
+def test_an_empty_listing_indexed_is_a_missing_path_and_a_web_servers_port_no_rendezvous():
+    tb = ["Traceback (most recent call last):", '  File "/app/edge_infer.py", line 58, in __init__']
+    err = "IndexError: list index out of range"
+    assert verdict([*tb, '    model_file = sorted(glob.glob(os.path.join(model_dir, "*.pdmodel")))[0]', err]).category \
+        == "file_not_found"
+    assert verdict([*tb, "    first = batch[0]", err]).category == "code_error"
+    bind = "[Errno 98] error while attempting to bind on address ('0.0.0.0', 8080): address already in use"
+    assert RS.match(events([f"ERROR:    {bind}"]), FAILED) is None
+    assert verdict(["socket.error: [Errno 98] Address already in use"], FAILED).category == "distributed_comm_failure"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
