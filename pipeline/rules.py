@@ -985,8 +985,13 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
             return code == 0
     if events is None or not len(events):
         return False
-    msgs = [m for m in (list(events["message"]) if "message" in events.columns else []) if isinstance(m, str)]
-    for m in reversed(msgs[-SUCCESS_TAIL:]):
+    msgs = list(events["message"]) if "message" in events.columns else []
+    kinds = list(events["kind"]) if "kind" in events.columns else [None] * len(msgs)
+    for m, kind in zip(reversed(msgs[-SUCCESS_TAIL:]), reversed(kinds[-SUCCESS_TAIL:])):
+        if kind in FAILURE_KINDS:   # a traceback after the last good word (its exception line maybe cut)
+            return False
+        if not isinstance(m, str):
+            continue
         if ENDED_WELL.search(m):
             return True
         if _ENDS_FAILED.search(m):
@@ -1004,6 +1009,8 @@ def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> b
             # the exit status is authoritative: a traceback in a run that exited 0 was survived
             return code != 0
     if events is None or not len(events):
+        return False
+    if run_succeeded(events, meta):   # its last lines say it did its work: an error before was survived
         return False
     if "kind" in events.columns and any(k in FAILURE_KINDS for k in events["kind"]):
         return True

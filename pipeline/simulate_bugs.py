@@ -450,6 +450,23 @@ def bug_user_exception(c: Ctx) -> str:
         c.em.err("  [Previous line repeated 996 more times]", "RecursionError: maximum recursion depth exceeded"
                  + pick(r, ("", " in comparison", " while calling a Python object")))
         return f"RecursionError_{fn}"
+    if r.random() < 0.1:    # two of the job's own modules import each other (a refactor moved a helper)
+        pkg, name = pick(r, (("models", "build_model"), ("utils", "load_config"), ("data", "build_dataset")))
+        py_tb(c, frames_user(c, deep=False) + [(f"{c.workdir}/{pkg}/__init__.py", r.randrange(2, 12), "<module>",
+                                                 f"from .{pick(r, ('builder', 'common', 'loader'))} import *"),
+                                                (f"{c.workdir}/{pkg}/{pick(r, ('builder', 'common', 'loader'))}.py",
+                                                 r.randrange(2, 12), "<module>", f"from {pkg} import {name}")])
+        c.em.err(f"ImportError: cannot import name '{name}' from partially initialized module '{pkg}' (most likely due "
+                 f"to a circular import) ({c.workdir}/{pkg}/__init__.py)")
+        return "circular_import"
+    if r.random() < 0.1:    # the dataset joins its root onto label paths that already carry it
+        root = pick(r, ("/mnt/data/flowers/images", "/data/coco/train2017", "./train_data/icdar2015/text_localization",
+                        "/workspace/datasets/rec/train"))
+        img = f"{root}/{pick(r, ('image_', 'img_', ''))}{r.randrange(10, 99999):05d}.jpg"
+        py_tb(c, frames_user(c) + [(f"{c.workdir}/{pick(r, ('data/dataset.py', 'datasets/folder.py', 'utils/io.py'))}",
+                                    r.randrange(30, 200), "__getitem__", "with open(os.path.join(self.root, path), 'rb') as f:")])
+        c.em.err(f"FileNotFoundError: [Errno 2] No such file or directory: '{root}/{img}'")
+        return "path_joined_twice"
     path, fn, code, exc = _user_exception_site(c)
     py_tb(c, frames_user(c) + [(path, r.randrange(20, 400), fn, code)])
     c.em.err(exc)

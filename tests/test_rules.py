@@ -574,6 +574,24 @@ def test_an_empty_listing_indexed_is_a_missing_path_and_a_web_servers_port_no_re
     assert verdict(["socket.error: [Errno 98] Address already in use"], FAILED).category == "distributed_comm_failure"
 
 
+def test_a_survived_oom_a_circular_import_and_a_doubled_path():
+    oom = ["ResourceExhaustedError: ", "Out of memory error on GPU 0. Cannot allocate 768.000244MB memory on GPU 0, "
+           "23.293457GB memory has been allocated and available memory is only 148.937500MB."]
+    assert verdict(oom).category == "gpu_oom"
+    # the job's batch-size probe caught it, retried smaller, and finished
+    assert RS.match(events([*oom, "autobs: retrying with batch_size=64", "best dev acc=0.5613 at epoch 3"])) is None
+    # a traceback after the last good word is no success, whatever came before
+    assert verdict(["epoch: [1/10], global_step: 40, acc: 0.149631", *oom]).category == "gpu_oom"
+    circ = ("ImportError: cannot import name 'build_model' from partially initialized module 'vreid.models' (most likely "
+            "due to a circular import) ({})")
+    assert verdict([circ.format("/workspace/vehicle_reid/vreid/models/__init__.py")]).category == "code_error"
+    v = RS.match(events([circ.format("/usr/local/lib/python3.10/site-packages/vreid/models/__init__.py")]), FAILED)
+    assert v is None or v.category != "code_error"
+    fnf = "FileNotFoundError: [Errno 2] No such file or directory: '{}'"
+    assert verdict([fnf.format("/mnt/data/flowers/images//mnt/data/flowers/images/image_03127.jpg")]).category == "code_error"
+    assert verdict([fnf.format("/mnt/data/flowers/images/image_03127.jpg")]).category == "file_not_found"
+
+
 def test_latent_warning_explains_a_following_segfault():
     v = verdict([
         "W1129 20:06:47.130000 12345 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled "
