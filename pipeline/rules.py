@@ -85,9 +85,8 @@ EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
-    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "frame", "meta", "case_sensitive",
-    "examples",
-    "counter_examples", "description", "weaker",
+    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "frame", "meta",
+    "case_sensitive", "examples", "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
 _VAR_RE = re.compile(r"\$\{(\w+)\}")
@@ -150,7 +149,7 @@ class Rule:
     # warning in a job that asked for the CPU and did its work; the same warning in a GPU job is its cause)
     unless_succeeded_with: tuple[str, ...] = ()
     # what a peer's failure leaves on the others (a closed socket, a SIGTERM in a collective, NCCL waiting):
-    # yields to any other rule the log fires, which states what that peer died of
+    # yields to any rule of another category the log fires, which states what that peer died of
     consequence: bool = False
     frame: tuple[str, ...] = ()
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
@@ -926,7 +925,7 @@ def innermost_frame(text: str) -> str:
     return frame_location(frames[-1])
 
 
-# a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`) and the status
+# a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`), then the status
 _STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*\$\?["\']?\s*$')
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
@@ -963,8 +962,8 @@ def shell_status(messages) -> int | None:
 
 
 def with_shell_status(events, meta: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The run's metadata, with the exit status its shell printed when the container gave none (a
-    paste): what rules and features read as the run's exit code, at training and at prediction."""
+    """The run's metadata, with the exit status its shell or Slurm printed when the container gave none
+    (a paste): what rules and features read as the run's exit code, at training and at prediction."""
     if meta and _norm_meta("exit_code", meta.get("exit_code")) is not None:
         return meta
     if events is None or "message" not in getattr(events, "columns", events) or not len(events["message"]):
