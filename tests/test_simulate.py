@@ -657,26 +657,31 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
     assert signalled   # Paddle's own report of the SIGTERM was among the renderings
 
 
-def test_a_sigbus_where_dev_shm_is_shown_roomy_is_no_shm_shortage_to_the_rules(tmp_path):
-    """The native SIGBUS form pastes a roomy /dev/shm: the rules do not read the shm's Bus error in it."""
-    from pipeline import simulate_failures as S
+def _rendered_with_verdicts(tmp_path, render, tag: str, seeds: int):
+    """(text, rules' verdict) of each rendering of one simulator form, read back as predict reads a file."""
     from pipeline.predict import read_log_events
     from pipeline.rules import RuleSet
     rules = RuleSet.load()
-    seen = 0
-    for seed in range(300):
+    for seed in range(seeds):
         c, lines = _ctx("det", "2.6.0", "2x", seed)
-        if S.e_native_crash(c) != "2x_sigbus_not_shm":
+        if render(c) != tag:
             continue
         c.em.flush()
         text = "\n".join(lines)
-        if "% /dev/shm" not in text:
-            continue
-        assert "Bus error (core dumped)" in text
         path = tmp_path / f"run{seed}.log"
         path.write_text(text + "\n")
         events, meta = read_log_events(str(path), rules)
-        verdict = rules.match(events, meta or {})
+        yield text, rules.match(events, meta or {})
+
+
+def test_a_sigbus_where_dev_shm_is_shown_roomy_is_no_shm_shortage_to_the_rules(tmp_path):
+    """The native SIGBUS form pastes a roomy /dev/shm: the rules do not read the shm's Bus error in it."""
+    from pipeline import simulate_failures as S
+    seen = 0
+    for text, verdict in _rendered_with_verdicts(tmp_path, S.e_native_crash, "2x_sigbus_not_shm", 300):
+        if "% /dev/shm" not in text:
+            continue
+        assert "Bus error (core dumped)" in text
         assert verdict is None or verdict.category != "shm_exhausted", text[-600:]
         seen += 1
     assert seen >= 3
@@ -685,21 +690,9 @@ def test_a_sigbus_where_dev_shm_is_shown_roomy_is_no_shm_shortage_to_the_rules(t
 def test_a_gpu_lost_under_the_job_always_shows_the_node_and_the_rules_blame_no_job(tmp_path):
     """The unknown gpu_lost form: a kernel error a job's bad index also gives, with the node's word on it."""
     from pipeline import simulate_failures as S
-    from pipeline.predict import read_log_events
-    from pipeline.rules import RuleSet
-    rules = RuleSet.load()
     seen = 0
-    for seed in range(400):
-        c, lines = _ctx("det", "2.6.0", "2x", seed)
-        if S.e_unknown(c) != "2x_gpu_lost":
-            continue
-        c.em.flush()
-        text = "\n".join(lines)
+    for text, verdict in _rendered_with_verdicts(tmp_path, S.e_unknown, "2x_gpu_lost", 400):
         assert "fallen off the bus" in text or "double bit error" in text or "device handle" in text, text[-600:]
-        path = tmp_path / f"run{seed}.log"
-        path.write_text(text + "\n")
-        events, meta = read_log_events(str(path), rules)
-        verdict = rules.match(events, meta or {})
         assert verdict is None or verdict.category not in ("code_error", "gpu_not_visible", "native_crash"), text[-600:]
         seen += 1
     assert seen >= 3
