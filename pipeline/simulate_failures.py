@@ -363,7 +363,14 @@ def e_host_oom(c: Ctx) -> str:
     """Host memory: the kernel OOM killer (exit 137, nothing or 'Killed'), or an allocation failure."""
     r, em = c.rng, c.em
     v = wpick(r, [(3, "cut_off"), (3, "shell_killed"), (1, "bad_alloc"), (1, "cpu_alloc_fail"),
-                  (1 if c.launch else 0, "launch_sigkill"), (1.0, "kernel_restarted")])
+                  (1 if c.launch else 0, "launch_sigkill"), (1.0, "kernel_restarted"), (0.6, "slurm_oom")])
+    if v == "slurm_oom":   # a Slurm step over its --mem: slurmstepd's cgroup counts the kill, srun names the task
+        job, node = r.randrange(100000, 999999), f"{pick(r, ('gpu-node', 'gpu', 'node', 'dgx'))}-{r.randrange(1, 40):02d}"
+        em.err(f"slurmstepd: error: Detected {r.randrange(1, 3)} oom_kill event in StepId={job}.0. "
+               "Some of the step tasks have been OOM Killed.")
+        if r.random() < 0.7:
+            em.err(f"srun: error: {node}: task {r.randrange(8)}: Out Of Memory")
+        return "slurm_oom"
     if v == "kernel_restarted":   # a notebook pod: the Jupyter server restarts the kernel the OOM killer took
         stamp = f"{em.ts_iso()}.{r.randrange(1000):03d}"
         em.err(f"[I {stamp} ServerApp] KernelRestarter: restarting kernel (1/5), keep random ports",
@@ -810,12 +817,26 @@ def e_unknown(c: Ctx) -> str:
             fatal_signal(c, "SIGTERM", "Termination signal")
         else:
             em.err(pick(r, ("Terminated", "[INFO] received SIGTERM, exiting", "rpc error: code = DeadlineExceeded")))
-        if r.random() < 0.5:    # what the scheduler says of it (Slurm's time limit, a Kubernetes Job's deadline)
+        said = wpick(r, [(0.5, "scheduler"), (0.15, "sacct"), (0.35, None)])   # who says it was the deadline
+        if said and c.launch and r.random() < 0.4:   # the other ranks lose the one torn down first: consequences
+            em.err(pick(r, (f"[rank{r.randrange(1, 8)}]: Connection reset by peer",
+                            "NCCL WARN NET/Socket : peer closed connection",
+                            f"ncclRemoteError: A call failed possibly due to a network error or a remote process "
+                            f"exiting prematurely.")))
+        if said == "scheduler":    # what the scheduler says of it (Slurm's time limit, a Kubernetes Job's deadline)
             when = em.ts_iso().replace(" ", "T")
-            em.err(pick(r, (f"slurmstepd: error: *** JOB {r.randrange(100000, 999999)} ON gpu-node-{r.randrange(1, 40):02d} "
+            job = r.randrange(100000, 999999)
+            em.err(pick(r, (f"slurmstepd: error: *** JOB {job} ON gpu-node-{r.randrange(1, 40):02d} "
+                            f"CANCELLED AT {when} DUE TO TIME LIMIT ***",
+                            f"slurmstepd: error: *** STEP {job}.0 ON gpu-node-{r.randrange(1, 40):02d} "
                             f"CANCELLED AT {when} DUE TO TIME LIMIT ***",
                             "Warning  DeadlineExceeded  job-controller  Job was active longer than specified deadline",
                             f"Job {pick(r, ('train', 'ocr-train', 'det-ft'))}-{r.randrange(16**5):05x} failed: DeadlineExceeded")))
+        elif said == "sacct":   # only the job's accounting row says so: State TIMEOUT, signal 15
+            em.out("$ sacct -j 731204 --format=JobID,State,ExitCode,Elapsed",
+                   "       JobID      State ExitCode    Elapsed ", "------------ ---------- -------- ---------- ",
+                   f"      731204    TIMEOUT      0:0   {r.randrange(4, 48):02d}:00:{r.randrange(60):02d} ",
+                   f"731204.batch  CANCELLED     0:15   {r.randrange(4, 48):02d}:00:{r.randrange(60):02d} ")
     elif v == "download_unreachable":
         # a tool fetches weights it lacks and the cluster has no route to their host (captured:
         # model_download_offline): no cause of the taxonomy, a network outside the container

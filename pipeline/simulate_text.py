@@ -1298,7 +1298,8 @@ def leaves_no_trace(category: str, variant: str) -> bool:
 
 def host_oom_killed(variant: str) -> bool:
     """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
-    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed", "build_killed")
+    return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed", "build_killed",
+                                     "slurm_oom")
 
 
 def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:

@@ -525,6 +525,7 @@ def test_new_exit_codes():
     assert T.exit_code_for("host_oom", "host_alloc_dataloader_killed") == 1
     assert T.host_oom_killed("host_alloc_dataloader_killed")
     assert T.exit_code_for("host_oom", "build_killed") == 2 and T.host_oom_killed("build_killed")
+    assert T.exit_code_for("host_oom", "slurm_oom") == 137 and T.host_oom_killed("slurm_oom")
     assert T.exit_code_for("distributed_comm_failure", "wait_forever+other_rank") == 143
     assert T.exit_code_for("gpu_not_visible", "enable_gpu_cpu_build+segv") == 139
     assert T.exit_code_for("unknown", "2x_deadline_sigterm") == 143
@@ -637,7 +638,9 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"),
              (F.f_paddle_dependency_version, "det", {}, "paddle_dependency_gast", "python_dependency_conflict"),
              (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"),
-             (F.f_android_lmk, "infer", {}, "android_lmk", "host_oom"))
+             (F.f_android_lmk, "infer", {}, "android_lmk", "host_oom"),
+             # a Slurm step over its --mem: slurmstepd counts the kill, srun says "Out Of Memory" of a task on a gpu node
+             (S.e_host_oom, "det", {}, "slurm_oom", "host_oom"))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
@@ -696,6 +699,21 @@ def test_a_gpu_lost_under_the_job_always_shows_the_node_and_the_rules_blame_no_j
         assert verdict is None or verdict.category not in ("code_error", "gpu_not_visible", "native_crash"), text[-600:]
         seen += 1
     assert seen >= 3
+
+
+def test_ranks_torn_down_at_the_schedulers_deadline_are_no_communication_failure_to_the_rules(tmp_path):
+    """The deadline form of a launched job: peers' resets beside Slurm's TIME LIMIT or sacct's TIMEOUT row."""
+    from pipeline import simulate_failures as S
+    seen = set()
+    for text, verdict in _rendered_with_verdicts(tmp_path, lambda c: (setattr(c, "launch", True), S.e_unknown(c))[1],
+                                                 "2x_deadline_sigterm", 400):
+        peers = "reset by peer" in text or "peer closed" in text or "ncclRemoteError" in text
+        accounting = "TIMEOUT" in text and "TIME LIMIT" not in text
+        assert verdict is None or verdict.category != "distributed_comm_failure", text[-600:]
+        seen |= {"peers"} if peers else set()
+        seen |= {"sacct"} if accounting else set()
+        seen |= {"both"} if peers and ("TIME LIMIT" in text or accounting) else set()
+    assert seen == {"peers", "sacct", "both"}, seen
 
 
 def test_a_training_corpus_plants_every_cause_to_its_minimum_and_labels_stay_what_the_fleet_decides():
