@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import ENDED_WELL, with_shell_status
+from pipeline.rules import ENDED_WELL, with_shell_status, without_ignored
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -293,10 +293,14 @@ def _frames(text: str) -> list[str]:
 _FRAME_ONLY = re.compile(r"\s*(?:\d+\s+(?:0x[0-9a-f]+p?\s+)?[\w:~<>]|@\s+0x)")
 
 
+# a summary that counts no failures ("1200 images, 0 failed") says the opposite of its error word
+_ZERO_FAILURES = re.compile(r"(?i)\b(?:0|no|zero) (?:failed|failures|errors?)\b|\b(?:errors|failed)[:=]?\s*0\b")
+
+
 def _is_error_event(level, kind, message: str) -> bool:
     if kind != "line" or level in ("ERROR", "FATAL"):
         return True
-    return level != "WARNING" and ERRORISH.search(message or "") is not None
+    return level != "WARNING" and ERRORISH.search(_ZERO_FAILURES.sub("", message or "")) is not None
 
 
 def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str], texts: Sequence[str],
@@ -304,6 +308,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
                       known_failed: bool = False) -> tuple[str, str, list[int]]:
     """The run's last error (focus text, its line numbers) and its context tokens."""
     n = len(messages)
+    kinds, levels = without_ignored(messages, kinds, levels)   # a destructor's exception is no error of the run
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
     # the last error and what the run printed after it (a shutdown line, a launcher's summary); with
     # no error at all, the last lines

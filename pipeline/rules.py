@@ -71,7 +71,16 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
-    r"onRun\w*Succe|trainingEnd|Best test")
+    r"onRun\w*Succe|trainingEnd|Best test|\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"HTTP/\d(?:\.\d)?\"? 200\b|"
+    r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
+    r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")
+# the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
+# means the connection was retried and the job went on (rules' progress_survives)
+PROGRESS = re.compile(
+    r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|"
+    r"\bSucc (?:request|predict|process)|\" 200\b|\bHTTP/\d(?:\.\d)?\"? 200\b")
+MIN_PROGRESS_AFTER = 3
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed, an error said in so many words
 _ENDS_FAILED = re.compile(
@@ -85,7 +94,8 @@ EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
-    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "frame", "meta",
+    "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "progress_survives",
+    "frame", "meta",
     "case_sensitive", "examples", "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
@@ -151,6 +161,9 @@ class Rule:
     # what a peer's failure leaves on the others (a closed socket, a SIGTERM in a collective, NCCL waiting):
     # yields to any rule of another category the log fires, which states what that peer died of
     consequence: bool = False
+    # a hit after which the job went on (MIN_PROGRESS_AFTER lines of PROGRESS, no failure event) was survived:
+    # a connection refused while the peers or the server started, then retried
+    progress_survives: bool = False
     frame: tuple[str, ...] = ()
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     case_sensitive: bool = False
@@ -748,8 +761,11 @@ class RuleSet:
             return ctx_memo[key]
 
         fired: list[_Hit] = []
+        ignored = ignored_exception_rows(fr.series("message"), fr.series("kind")) if raw else frozenset()
         for h in raw:
             r = h.rule
+            if h.pos in ignored:   # what Python printed and went on from (a destructor's exception)
+                continue
             if r.tail is not None and h.pos < fr.n - r.tail:
                 continue
             if not r.meta_ok(meta):
@@ -757,6 +773,8 @@ class RuleSet:
             if r.context and not log_has(r.ctx_rx, r.context, r, "c:" + r.id):
                 continue
             if r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id):
+                continue
+            if r.progress_survives and _went_on_after(fr, h.pos):
                 continue
             fired.append(h)
         for r in self._meta_rules:
@@ -935,12 +953,16 @@ SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run
 _SACCT_JOB = re.compile(r"^\s*\d+\s.*?\b(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_ME\+?|OUT_OF_MEMORY|NODE_FAIL|"
                         r"PREEMPTED)\b.*?\s(\d+):(\d+)\b")
 _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code (\d+)")
+# the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
+# status' "exitCode"), paddle.distributed.launch's footer, an IDE's "Process finished with exit code"
+_TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
+                          r"Process finished with exit code (-?\d+)")
 
 
 def shell_status(messages) -> int | None:
     """The exit status a shell or Slurm printed for the run, the last one shown: `$ echo $?` then
-    `0`, sacct's row of the job (COMPLETED 0:0; a signal N is 128+N, as a shell says it), or srun's
-    "Exited with exit code N"."""
+    `0`, sacct's row of the job (COMPLETED 0:0; a signal N is 128+N, as a shell says it), srun's
+    "Exited with exit code N", Kubernetes' exit code of the container, the launcher's footer or an IDE's."""
     msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
     for i in range(len(msgs) - 1, -1, -1):
         line = msgs[i]
@@ -958,6 +980,11 @@ def shell_status(messages) -> int | None:
             srun = _SRUN_EXITED.search(line)
             if srun:
                 return int(srun.group(1))
+        if "xit" in line:
+            tool = _TOOL_EXITED.search(line)
+            if tool:
+                code = int(next(g for g in tool.groups() if g is not None))
+                return 128 - code if code < 0 else code   # the launcher's -9 is a SIGKILL: 137
     return None
 
 
@@ -970,6 +997,49 @@ def with_shell_status(events, meta: Mapping[str, Any] | None) -> Mapping[str, An
         return meta
     code = shell_status(events["message"])
     return meta if code is None else {**(meta or {}), "exit_code": code}
+
+
+def ignored_exception_rows(messages, kinds) -> frozenset[int]:
+    """Rows of the exceptions Python ignored: "Exception ignored in: <function X.__del__>" and the
+    traceback after it. Raised in a destructor or at interpreter exit, they are printed and never end
+    a run (a DataLoader's teardown after a finished training is the usual one)."""
+    msgs, kinds = list(messages), list(kinds)
+    rows: set[int] = set()
+    for i, m in enumerate(msgs):
+        if isinstance(m, str) and "Exception ignored" in m and m.lstrip().startswith("Exception ignored in"):
+            rows.add(i)
+            kind = kinds[i + 1] if i + 1 < len(msgs) else None
+            if kind in FAILURE_KINDS:
+                rows.add(i + 1)
+    return frozenset(rows)
+
+
+def without_ignored(messages, kinds, levels=None) -> tuple[list, list | None]:
+    """``kinds`` (and ``levels``) with Python's ignored exceptions read as plain warning lines."""
+    kinds = list(kinds)
+    rows = ignored_exception_rows(messages, kinds)
+    if not rows:
+        return kinds, None if levels is None else list(levels)
+    levels = None if levels is None else list(levels)
+    for i in rows:
+        kinds[i] = "line"
+        if levels is not None:
+            levels[i] = "WARNING"
+    return kinds, levels
+
+
+def _went_on_after(fr: "_Frame", pos: int) -> bool:
+    """After event ``pos`` the job printed its progress (MIN_PROGRESS_AFTER times) and no failure event."""
+    kinds, _ = without_ignored(fr.series("message"), fr.series("kind"))
+    if any(k in FAILURE_KINDS for k in kinds[pos + 1:]):
+        return False
+    seen = 0
+    for m in list(fr.series("message"))[pos + 1:]:
+        if isinstance(m, str) and PROGRESS.search(m):
+            seen += 1
+            if seen >= MIN_PROGRESS_AFTER:
+                return True
+    return False
 
 
 def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
@@ -986,7 +1056,9 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
         return False
     msgs = list(events["message"]) if "message" in events.columns else []
     kinds = list(events["kind"]) if "kind" in events.columns else [None] * len(msgs)
-    for m, kind in zip(reversed(msgs[-SUCCESS_TAIL:]), reversed(kinds[-SUCCESS_TAIL:])):
+    ignored = ignored_exception_rows(msgs, kinds)   # a destructor's exception at exit is no end of the run
+    kept = [i for i in range(len(msgs)) if i not in ignored][-SUCCESS_TAIL:]
+    for m, kind in ((msgs[i], kinds[i]) for i in reversed(kept)):
         if kind in FAILURE_KINDS:   # a traceback after the last good word (its exception line maybe cut)
             return False
         if not isinstance(m, str):
@@ -1011,14 +1083,16 @@ def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> b
         return False
     if run_succeeded(events, meta):   # its last lines say it did its work: an error before was survived
         return False
-    if "kind" in events.columns and any(k in FAILURE_KINDS for k in events["kind"]):
+    msgs = list(events["message"]) if "message" in events.columns else []
+    ignored = ignored_exception_rows(msgs, events["kind"]) if "kind" in events.columns else frozenset()
+    if "kind" in events.columns and any(k in FAILURE_KINDS for i, k in enumerate(events["kind"]) if i not in ignored):
         return True
     if "level" in events.columns and any(v in FAILURE_LEVELS for v in events["level"]):
         return True
     # No exit status (a log handed over by hand, a paste): the log ending on an error says it
     # failed; a pasted error is often all the user kept of the run.
-    msgs = list(events["message"]) if "message" in events.columns else []
-    tail = [m for m in msgs[-TAIL_FOR_FAILURE:] if isinstance(m, str) and m.strip()]
+    kept = [msgs[i] for i in range(len(msgs)) if i not in ignored]
+    tail = [m for m in kept[-TAIL_FOR_FAILURE:] if isinstance(m, str) and m.strip()]
     return any(_ENDS_FAILED.search(m) for m in tail)
 
 
@@ -1125,6 +1199,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 tail=tail, needs_failure=bool(spec.get("needs_failure", False)),
                 unless_succeeded=bool(spec.get("unless_succeeded", False)),
                 consequence=bool(spec.get("consequence", False)),
+                progress_survives=bool(spec.get("progress_survives", False)),
                 unless_succeeded_with=lists["unless_succeeded_with"], frame=frame_spec, meta=meta,
                 case_sensitive=case_sensitive,
                 examples=tuple(_as_list(spec.get("examples"))),

@@ -20,11 +20,13 @@ from pipeline.simulate_rare import (
     f_feature_needs_newer_gpu,
     f_gpu_unusable,
     f_launch_and_init,
+    f_liveness_killed,
     f_model_format_mismatch,
     f_openmp_twice,
     f_os_package_missing,
     f_paddle_dependency_version,
     f_pod_evicted_memory,
+    f_pod_oomkilled,
     f_pod_evicted_shm,
     f_pod_evicted_storage,
     f_shm_semaphores,
@@ -920,7 +922,8 @@ FAMILIES = {
     "gpu_oom": ((lambda c: 1.2 if c.gen == "1x" else 0, f_allocating_available),     # Fluid's allocator only
                 (lambda c: 1 if c.gen in ("1x", "20") else 0.1, f_badalloc_operator), (lambda c: 0.5, f_alloc_traceback_only)),
     "host_oom": ((lambda c: 1.5, f_host_alloc_python), (lambda c: 0.4, f_build_killed), (lambda c: 0.25, f_win_paging_file),
-                 (lambda c: 0.3 if c.job in ("infer", "serving") else 0, f_android_lmk), (lambda c: 0.15, f_pod_evicted_memory)),
+                 (lambda c: 0.3 if c.job in ("infer", "serving") else 0, f_android_lmk), (lambda c: 0.15, f_pod_evicted_memory),
+                 (lambda c: 0.2, f_pod_oomkilled)),
     "distributed_comm_failure": ((lambda c: 1.0, f_wait_forever), (lambda c: 1.2 if c.gen == "1x" else 0.3, f_rpc_pserver),
                                  (lambda c: 0.3, f_bkcl), (lambda c: 1.5 if c.gen == "1x" else 0.6, f_mpi_cluster),
                                  (lambda c: 0.3, f_etcd_store), (lambda c: 0.8, f_launch_and_init)),
@@ -947,6 +950,8 @@ FAMILIES = {
                          (lambda c: 0.8 if c.job in ("infer", "serving") else 0.3, f_cxx_api_compile)),
     "disk_full": ((lambda c: 0.5, f_disk_quota), (lambda c: 0.6, f_disk_full_then_write_fails),
                   (lambda c: 0.3, f_pod_evicted_storage)),
+    # a server killed for its probe is no cause of the taxonomy: beside host_oom's OOMKilled form it reads apart
+    "unknown": ((lambda c: 0.6 if c.job in ("infer", "serving") else 0, f_liveness_killed),),
 }
 
 

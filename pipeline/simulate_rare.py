@@ -543,6 +543,50 @@ def f_pod_evicted_memory(c: Ctx) -> str:
     return "pod_evicted_memory"
 
 
+def _pod_terminated(c: Ctx, pod: str, reason: str, events: list[str]) -> None:
+    """A paste of `kubectl describe pod` after a restart: the last container's end, its probes, the events."""
+    r, em = c.rng, c.em
+    mem = pick(r, (8, 16, 32, 64))
+    em.out(f"$ kubectl describe pod {pod}", f"Name:             {pod}", "Status:           Running",
+           "    State:          Running", "    Last State:     Terminated", f"      Reason:       {reason}",
+           "      Exit Code:    137", f"    Restart Count:  {r.randrange(1, 9)}",
+           "    Limits:", f"      memory:          {mem}Gi", "      nvidia.com/gpu:  1")
+    if c.job in ("infer", "serving") or r.random() < 0.3:   # a probed server, whatever ended it
+        em.out(f"    Liveness:   http-get http://:{pick(r, (8080, 8866, 9292))}/health delay=60s timeout=5s period=10s "
+               "#success=1 #failure=3")
+    if events:
+        em.out("Events:", "  Type     Reason     Age   From     Message", "  ----     ------     ----  ----     -------",
+               *events)
+
+
+def f_pod_oomkilled(c: Ctx) -> str:
+    """The container's memory limit: Kubernetes says OOMKilled, whatever the log itself shows."""
+    r = c.rng
+    pod = f"{pick(r, ('ppocr-serving', 'trainer', 'det-infer', 'llm-sft'))}-{r.getrandbits(20):05x}-{r.getrandbits(16):04x}"
+    _pod_terminated(c, pod, "OOMKilled", [f"  Warning  BackOff    {r.randrange(1, 50)}m   kubelet  Back-off restarting "
+                                          "failed container"] if r.random() < 0.5 else [])
+    return "pod_oomkilled"
+
+
+def f_liveness_killed(c: Ctx) -> str:
+    """A server that stopped answering its liveness probe: the kubelet kills it (exit 137, Reason Error, no OOM).
+    Nothing in the log names a cause of the taxonomy: a hung server is none of them."""
+    r, em = c.rng, c.em
+    for _ in range(r.randrange(2, 6)):
+        em.out(f'INFO:     10.0.{r.randrange(256)}.{r.randrange(256)}:{r.randrange(30000, 60000)} - "POST /predict HTTP/1.1" 200 OK')
+        em.adv(r.uniform(0.5, 30))
+    pod = f"{pick(r, ('ppocr-serving', 'paddlex-hps', 'det-infer', 'uie-serving'))}-{r.getrandbits(20):05x}-{r.getrandbits(16):04x}"
+    port = pick(r, (8080, 8866, 9292))
+    n = r.randrange(3, 20)
+    _pod_terminated(c, pod, "Error", [
+        f'  Warning  Unhealthy  {r.randrange(2, 50)}m (x{n} over {r.randrange(1, 9)}h)  kubelet  Liveness probe failed: Get '
+        f'"http://10.0.{r.randrange(256)}.{r.randrange(256)}:{port}/health": context deadline exceeded '
+        "(Client.Timeout exceeded while awaiting headers)",
+        f"  Normal   Killing    {r.randrange(2, 50)}m (x{r.randrange(1, 5)} over {r.randrange(1, 9)}h)  kubelet  "
+        f"Container {pick(r, ('serving', 'server', 'app'))} failed liveness probe, will be restarted"])
+    return "liveness_killed"
+
+
 # ---- api_incompatible: a C++ deployment written for another Paddle Inference / Paddle-Lite release
 
 

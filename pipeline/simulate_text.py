@@ -1287,6 +1287,8 @@ def exit_code_for(category: str, variant: str) -> int:
         return 143
     if category == "unknown" and "deadline" in variant:
         return 143
+    if category == "unknown" and "liveness" in variant:   # the kubelet's SIGKILL after the grace period
+        return 137
     return 1
 
 
@@ -1299,7 +1301,7 @@ def leaves_no_trace(category: str, variant: str) -> bool:
 def host_oom_killed(variant: str) -> bool:
     """Whether the kernel's OOM killer struck in the container's cgroup (docker's State.OOMKilled)."""
     return variant.split("+")[0] in ("cut_off", "shell_killed", "launch_sigkill", "host_alloc_dataloader_killed", "build_killed",
-                                     "slurm_oom")
+                                     "slurm_oom", "pod_oomkilled")
 
 
 def _launch_failure_tail(c: Ctx, err_lines: list, code: int) -> None:
@@ -1343,6 +1345,18 @@ def _cleanup_noise(c: Ctx, code: int) -> None:
     em.out(f"==> artifacts uploaded ({r.randrange(1, 90)} files, {r.uniform(0.1, 30):.1f} GiB)", "==> done")
 
 
+def ignored_in_destructor(c: Ctx, exception: str) -> None:
+    """An exception Python ignored in a destructor (a DataLoader's teardown, at interpreter exit): it prints
+    "Exception ignored in:" and its traceback, after a failure as after a run that did its work."""
+    em, r = c.em, c.rng
+    em.err(f"Exception ignored in: <function {pick(r, ('_DataLoaderIterMultiProcess.__del__', 'LogWriter.__del__', 'Predictor.__del__'))} "
+           f"at {c.hexaddr()}>")
+    py_tb(c, [(f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (705, 761, 779)), "__del__", "self._try_shutdown_all()"),
+              (f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (491, 512, 576)), "_try_shutdown_all",
+               pick(r, ("w.join(timeout=_WORKER_JOIN_TIMEOUT)", "core._erase_process_pids(id(self))")))])
+    em.err(exception)
+
+
 def _shutdown_noise(c: Ctx, category: str) -> None:
     """Lines printed after the real error: other ranks, destructors, DataLoader teardown."""
     em, r = c.em, c.rng
@@ -1357,13 +1371,9 @@ def _shutdown_noise(c: Ctx, category: str) -> None:
             em.adv(r.uniform(0.5, 5))
         em.err(f"I{em.ts_glog()} {em.tid + 7:5d} process_group_nccl.cc:{pick(r, (132, 155))}] ProcessGroupNCCL destruct ")
     elif k < 0.45:
-        em.err(f"Exception ignored in: <function {pick(r, ('_DataLoaderIterMultiProcess.__del__', 'LogWriter.__del__', 'Predictor.__del__'))} "
-               f"at {c.hexaddr()}>")
-        py_tb(c, [(f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (705, 761)), "__del__", "self._try_shutdown_all()"),
-                  (f"{c.pkg}/io/dataloader/dataloader_iter.py", pick(r, (491, 512)), "_try_shutdown_all",
-                   "w.join(timeout=_WORKER_JOIN_TIMEOUT)")])
-        em.err(pick(r, ("KeyboardInterrupt: ", "AssertionError: can only join a started process",
-                        "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.")))
+        ignored_in_destructor(c, pick(r, ("KeyboardInterrupt: ", "AssertionError: can only join a started process",
+                                          "SystemError: (Fatal) Blocking queue is killed because the data reader "
+                                          "raises an exception.")))
     elif k < 0.6:
         for _ in range(r.randrange(1, 6)):
             em.glog("I", pick(r, ("process_group_nccl.cc:132", "tcp_store.cc:289", "comm_context_manager.cc:155")),
@@ -1493,6 +1503,10 @@ def render_run(c: Ctx, category: str) -> tuple[str, int]:
         fail()
         return _finish(c, category, variant, err_lines)
     job.done()
+    if r.random() < 0.06:   # interpreter exit tears the DataLoader down and Python ignores what that raised
+        ignored_in_destructor(c, pick(r, ("AttributeError: 'NoneType' object has no attribute '_erase_process_pids'",
+                                          "TypeError: 'NoneType' object is not callable",
+                                          "ImportError: sys.meta_path is None, Python is likely shutting down")))
     if c.launch:
         em.out(f"LAUNCH INFO {em.ts_comma()} Pod completed")
         em.out(f"LAUNCH INFO {em.ts_comma()} Exit code 0")

@@ -134,3 +134,19 @@ def test_a_notebook_cell_reads_the_same_whatever_ipython_calls_it():
                 for name in ("<ipython-input-4-9c1f2e3d4b5a>", "Cell In[4]", "train.py")}
     assert len(contexts) == 1    # a notebook is context that does not decide a cause
     assert focus("train.py") != old    # a script keeps its name
+
+
+def test_a_destructors_ignored_exception_and_a_zero_failure_count_are_no_error_of_the_run():
+    done = ["[ocr-batch] wrote 1200 records to /mnt/outbox/ok.jsonl", "[ocr-batch] done: 1200 images, 0 failed, wall 16m22s"]
+    f = feats(done)
+    assert "no_error" in f.context.split() and "ended_well" in f.context.split()
+    assert "last_line" in feats(["[ocr-batch] done: 1200 images, 3 failed"]).context.split()
+    ignored = ["Exception ignored in: <function _DataLoaderIterMultiProcess.__del__ at 0x7f5a1c3e3d90>",
+               "Traceback (most recent call last):",
+               '  File "/usr/local/lib/python3.10/dist-packages/paddle/io/dataloader/dataloader_iter.py", line 818, in __del__',
+               "    self._try_shutdown_all()",
+               "TypeError: 'NoneType' object is not callable"]
+    f = feats(done + ignored)
+    assert "no_error" in f.context.split() and "ended_well" in f.context.split()
+    raised = feats(done + ignored[1:])   # raised, not ignored: the run's last error
+    assert "last_py_traceback" in raised.context.split() and "exc_typeerror" in raised.context.split()

@@ -179,7 +179,11 @@ def test_latent_warnings_count_once_the_run_failed():
     # the healthy log with a nonzero exit code: its latent causes now count
     v = RS.match(events(HEALTHY), {"exit_code": 1})
     assert v is not None and RS.by_id[v.rule_id].needs_failure
-    assert {"cuda_cudnn_version_warning", "trainer_connection_refused"} <= set(v.hits)
+    assert "cuda_cudnn_version_warning" in v.hits
+    # the peers' refusal while they started was survived: the training steps came after it
+    assert "trainer_connection_refused" not in v.hits
+    before_steps = [ln for ln in HEALTHY if "epoch:" not in ln and "global_step" not in ln]
+    assert "trainer_connection_refused" in RS.match(events(before_steps), {"exit_code": 1}).hits
     warning = [ln for ln in HEALTHY if "compiled with CUDNN" in ln]
     assert RS.match(events(warning)) is None
     v = RS.match(events(warning), {"exit_code": 1})
@@ -366,6 +370,58 @@ def test_exit_137_without_text_is_host_oom_via_meta():
     assert v is not None and (v.category, v.rule_id) == ("host_oom", "exit_137_meta")
     assert v.evidence == [{"line": None, "text": "container metadata: exit code 137", "rule": "exit_137_meta"}]
     assert RS.match(pd.DataFrame(columns=EVENT_COLUMNS), {"exit_code": "137"}).category == "host_oom"
+
+
+def test_an_exception_python_ignored_in_a_destructor_is_no_failure():
+    """ "Exception ignored in: <function ...__del__>" and its traceback at exit: printed, never the run's end."""
+    from pipeline.rules import run_failed, run_succeeded
+    done = ["[2024/09/12 10:00:00] ppseg INFO: [EVAL] #Images: 500 mIoU: 0.7712 Acc: 0.9561",
+            "[2024/09/12 10:00:01] ppseg INFO: [EVAL] The model with the best validation mIoU (0.7712) was saved at iter 40000."]
+    ignored = ["Exception ignored in: <function _DataLoaderIterMultiProcess.__del__ at 0x7f5a1c3e3d90>",
+               "Traceback (most recent call last):",
+               '  File "/usr/local/lib/python3.10/dist-packages/paddle/io/dataloader/dataloader_iter.py", line 818, in __del__',
+               "    self._try_shutdown_all()",
+               "TypeError: 'NoneType' object is not callable"]
+    ev = events(done + ignored)
+    assert "py_traceback" in set(ev["kind"])
+    assert RS.match(ev, {}) is None
+    assert run_succeeded(ev, {}) and not run_failed(ev, {})
+    # the same traceback not ignored by Python is the job's failure
+    raised = events(done + ignored[1:])
+    assert RS.match(raised, {}).category == "code_error"
+    assert run_failed(raised, {}) and not run_succeeded(raised, {})
+
+
+def test_a_connection_refused_at_start_then_the_job_going_on_was_survived():
+    """A parameter server's or a local server's connection refused while it started, retried: the job went on."""
+    refused = ["E0411 14:26:09.134019 30188 socket.cpp:2425] Fail to connect SocketId=8589934592@127.0.0.1:9293: "
+               "Connection refused"]
+    steps = [f"2023-10-17 01:{m:02d}:00,510 - INFO - epoch: 0, batch_id: {m * 100}, loss: 0.{m}3" for m in range(1, 5)]
+    served = [f"2023-04-11 14:28:5{k},200 INFO [pipeline_server.py:105] (log_id=0) Succ request, cost 92.016ms" for k in range(4)]
+    assert RS.match(events(refused + steps), {}) is None
+    assert RS.match(events(refused + served), {}) is None
+    # too little progress, or a failure after it: the refusal stands
+    assert verdict(refused + steps[:2]).category == "distributed_comm_failure"
+    failed = verdict(refused + steps + ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>',
+                                        "RuntimeError: pull sparse failed"])
+    assert failed.category == "distributed_comm_failure"
+    # progress before the refusal is no recovery from it
+    assert verdict(steps + refused).category == "distributed_comm_failure"
+
+
+def test_a_container_the_kubelet_killed_for_its_liveness_probe_is_no_oom():
+    """Exit 137 with Reason Error and the kubelet's probe kill: a hung server; with Reason OOMKilled it is memory."""
+    describe = ["$ kubectl describe pod ocr-serving-7d9f-x2k", "    Last State:     Terminated", "      Reason:       Error",
+                "      Exit Code:    137",
+                "  Normal   Killing    9m (x4 over 3h)   kubelet  Container serving failed liveness probe, will be restarted"]
+    healthy = ['INFO:     10.0.3.7:51234 - "POST /predict HTTP/1.1" 200 OK']
+    assert RS.match(events(healthy + describe), {}) is None
+    assert RS.match(events(healthy + describe), {"exit_code": 137}) is None
+    without_probe = describe[:-1]
+    assert verdict(healthy + without_probe).category == "host_oom"          # the shell-level exit 137 reading
+    assert RS.match(events(healthy), {"exit_code": 137}).category == "host_oom"
+    oom = [ln.replace("Error", "OOMKilled") for ln in describe]
+    assert verdict(healthy + oom).category == "host_oom"
 
 
 def test_textual_signature_beats_exit_code_meta():
@@ -561,6 +617,13 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status([*sacct, "884213       train   OUT_OF_ME+    0:125  00:41:09"]) == 137
     assert shell_status(["srun: error: gpu-node3: task 0: Exited with exit code 2"]) == 2
     assert shell_status(["884213.0     python   CANCELLED     0:15"]) is None and shell_status(["epoch 1 took 0:12"]) is None
+    # Kubernetes' (kubectl describe, a container status), the launcher's footer, an IDE's
+    assert shell_status(["    Last State:     Terminated", "      Reason:       Error", "      Exit Code:    2"]) == 2
+    assert shell_status(['{"terminated":{"exitCode":0,"reason":"Completed"}}']) == 0
+    assert shell_status(["LAUNCH INFO 2026-03-04 01:32:05,872 Exit code 0"]) == 0
+    assert shell_status(["LAUNCH INFO 2026-03-04 01:32:05,872 Exit code -9"]) == 137
+    assert shell_status(["Process finished with exit code 1"]) == 1
+    assert shell_status(["ValueError: Exit Code: 3 is not a valid label"]) is None
 
 
 def test_an_empty_listing_indexed_is_a_missing_path_and_a_web_servers_port_no_rendezvous():

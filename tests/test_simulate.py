@@ -467,6 +467,7 @@ def test_code_error_hard_variants_and_families_in_a_bigger_fleet(tmp_path):
 
 FAMILY_PHRASES = {
     "f_trt_version_mismatch": "version TensorRT, but the runtime TensorRT",
+    "f_pod_oomkilled": "Reason:       OOMKilled", "f_liveness_killed": "failed liveness probe, will be restarted",
     "f_enable_gpu_cpu_build": "Please compile with gpu to EnableGpu()", "f_device_count_zero": ("GPU count", "Invalid CUDAPlace"),
     "f_error35_without_driver": "insufficient for CUDA runtime", "f_device_not_set_properly": "not set properly",
     "f_ptx_toolchain": "CUDA error(222)", "f_summary_env_no_gpu": "no GPU found in runtime", "f_win_dll126": "error code is 126",
@@ -526,6 +527,8 @@ def test_new_exit_codes():
     assert T.host_oom_killed("host_alloc_dataloader_killed")
     assert T.exit_code_for("host_oom", "build_killed") == 2 and T.host_oom_killed("build_killed")
     assert T.exit_code_for("host_oom", "slurm_oom") == 137 and T.host_oom_killed("slurm_oom")
+    assert T.exit_code_for("host_oom", "pod_oomkilled") == 137 and T.host_oom_killed("pod_oomkilled")
+    assert T.exit_code_for("unknown", "liveness_killed") == 137 and not T.host_oom_killed("liveness_killed")
     assert T.exit_code_for("distributed_comm_failure", "wait_forever+other_rank") == 143
     assert T.exit_code_for("gpu_not_visible", "enable_gpu_cpu_build+segv") == 139
     assert T.exit_code_for("unknown", "2x_deadline_sigterm") == 143
@@ -640,7 +643,10 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"),
              (F.f_android_lmk, "infer", {}, "android_lmk", "host_oom"),
              # a Slurm step over its --mem: slurmstepd counts the kill, srun says "Out Of Memory" of a task on a gpu node
-             (S.e_host_oom, "det", {}, "slurm_oom", "host_oom"))
+             (S.e_host_oom, "det", {}, "slurm_oom", "host_oom"),
+             # Kubernetes' word on a restarted container: OOMKilled, or a kill for a failed liveness probe (no cause)
+             (F.f_pod_oomkilled, "serving", {}, "pod_oomkilled", "host_oom"),
+             (F.f_liveness_killed, "serving", {}, "liveness_killed", None))
     signalled = False
     for render, job, extra, tag, category, *attrs in forms:
         seen = 0
