@@ -246,13 +246,15 @@ CONTEXT_RELEVANT = 400   # and its last failure-relevant events (bounded: a 1 GB
 
 _API_VERSIONS = re.compile(r"Driver API Version: (\d+)\.(\d+), Runtime API Version: (\d+)\.(\d+)")
 _CC = re.compile(r"(?:GPU Compute Capability|CUDA Capability): (\d+)\.?(\d)?")
+_SMI_MEMORY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
 
 
 def version_facts(blob: str) -> list[str]:
     """Facts Paddle prints at device init that regexes cannot compare: the host driver older than
     the CUDA runtime Paddle was built with (then CUDA errors mean cuda_driver_too_old), and the GPU's
     generation (a very old compute capability is where dropped architectures live; a new one is
-    a mismatch only beside a CUDA runtime older than the GPU: a healthy H100 must not read as one)."""
+    a mismatch only beside a CUDA runtime older than the GPU: a healthy H100 must not read as one), and a GPU
+    whose memory nvidia-smi shows all but used."""
     out = []
     runtime = None
     m = _API_VERSIONS.search(blob)
@@ -269,6 +271,10 @@ def version_facts(blob: str) -> list[str]:
         else:   # the first CUDA that builds for Ampere (11.0), Hopper (11.8), Blackwell (12.8)
             first = (12, 8) if cc >= 100 else (11, 8) if cc >= 90 else (11, 0) if cc >= 80 else (0, 0)
             out.append("cc_beyond_runtime" if runtime < first else "cc_within_runtime")
+    # nvidia-smi shows a GPU's memory all but used: other tenants of a shared GPU (their processes are not
+    # visible from the container), the reason a job's first allocations fail in words that name no memory
+    if any(int(total) >= 1024 and int(used) >= 0.9 * int(total) for used, total in _SMI_MEMORY.findall(blob)):
+        out.append("gpu_mem_full")
     return out
 
 

@@ -821,8 +821,8 @@ def e_unknown(c: Ctx) -> str:
         if said and c.launch and r.random() < 0.4:   # the other ranks lose the one torn down first: consequences
             em.err(pick(r, (f"[rank{r.randrange(1, 8)}]: Connection reset by peer",
                             "NCCL WARN NET/Socket : peer closed connection",
-                            f"ncclRemoteError: A call failed possibly due to a network error or a remote process "
-                            f"exiting prematurely.")))
+                            "ncclRemoteError: A call failed possibly due to a network error or a remote process "
+                            "exiting prematurely.")))
         if said == "scheduler":    # what the scheduler says of it (Slurm's time limit, a Kubernetes Job's deadline)
             when = em.ts_iso().replace(" ", "T")
             job = r.randrange(100000, 999999)

@@ -10,6 +10,7 @@ from pipeline.simulate_text import (
     dataloader_dir,
     fatal_signal,
     frames_user,
+    nvidia_smi,
     paddle_error,
     pick,
     py_tb,
@@ -54,6 +55,34 @@ def f_gpu_unusable(c: Ctx) -> str:
                                         "if you use Executor"], None, "paddle/phi/device_context.cc:67", "exec",
                      loc_old="paddle/fluid/platform/device_context.cc:67")
     return f"gpu_unusable_{v}"
+
+
+def f_gpu_taken(c: Ctx) -> str:
+    """A GPU shared with other tenants (time-slicing, another pod given the same device): nvidia-smi in the pod
+    shows its memory all but used, by no process it can see; the job fails at its first allocations, often in
+    words that name no memory (cuBLAS not initialized: its handle could not get device memory)."""
+    r = c.rng
+    total = int(c.gpu_mem_gb * 1024)
+    c.em.out("$ nvidia-smi")
+    nvidia_smi(c, total - r.randrange(40, min(900, total // 10)))
+    v = wpick(r, [(2, "cublas_init"), (1, "cudnn_alloc"), (1, "small_alloc")])
+    if v == "cublas_init":
+        paddle_error(c, "External", ["CUBLAS error(1). "], "'CUBLAS_STATUS_NOT_INITIALIZED'. The cuBLAS library was not "
+                     "initialized. This is usually caused by the lack of a prior cublasCreate() call, an error in the "
+                     "CUDA Runtime API called by the cuBLAS routine, or an error in the hardware setup.",
+                     f"paddle/phi/backends/gpu/gpu_resources.cc:{pick(r, (290, 271))}", "device")
+    elif v == "cudnn_alloc":
+        paddle_error(c, "External", ["CUDNN error(2), CUDNN_STATUS_ALLOC_FAILED. "],
+                     "'CUDNN_STATUS_ALLOC_FAILED'. Resource allocation failed inside the cuDNN library. ",
+                     f"paddle/phi/backends/gpu/gpu_resources.cc:{pick(r, (298, 305))}", "device")
+    else:
+        mb = pick(r, (2.0, 4.0, 64.0, 256.0))
+        paddle_error(c, "ResourceExhausted", [f"Out of memory error on GPU 0. Cannot allocate {mb:.6f}MB memory on GPU 0, "
+                                              f"0.000000B memory has been allocated and available memory is only "
+                                              f"{r.uniform(0.5, 1.9):.6f}MB.", "",
+                                              "Please check whether there is any other process using GPU 0."],
+                     None, "paddle/phi/core/memory/allocation/cuda_allocator.cc:86", "alloc")
+    return f"gpu_taken_{v}"
 
 
 # ---- cuda_driver_too_old: the host's driver too old, said by the container runtime or by Paddle's own note

@@ -434,7 +434,9 @@ def cuda_banner_no_driver(c: Ctx) -> None:
              "   https://docs.nvidia.com/datacenter/cloud-native/ .", "")
 
 
-def nvidia_smi(c: Ctx) -> None:
+def nvidia_smi(c: Ctx, used_mib: int | None = None) -> None:
+    """nvidia-smi in the container: GPU 0's memory as other tenants hold it (``used_mib``; idle by default).
+    Their processes never show: a container sees no PID outside its own namespace."""
     r, em = c.rng, c.em
     hms, y = em._tm()[4], em._tm()[2][:4]
     dow = time.strftime("%a %b %d", time.gmtime(em.unix()))
@@ -449,7 +451,8 @@ def nvidia_smi(c: Ctx) -> None:
     for i in range(min(c.n_gpus, 8)):
         em.out(f"|   {i}  {c.gpu_name[:24]:<24}       On  | 00000000:{0x17 + i * 8:02X}:00.0 Off |                    0 |",
                f"| N/A   {r.randrange(28, 44)}C    P0    {r.randrange(40, 90):>3}W / {r.randrange(250, 400)}W |"
-               f"      4MiB / {total:>5}MiB |      0%      Default |",
+               f" {4 if used_mib is None or i else used_mib:>6}MiB / {total:>5}MiB |"
+               f"    {0 if used_mib is None or i else r.randrange(30, 100):>3}%      Default |",
                "+-----------------------------------------+----------------------+----------------------+")
     em.out("", "+---------------------------------------------------------------------------------------+",
            "| Processes:                                                                            |",
@@ -1407,8 +1410,8 @@ def render_run(c: Ctx, category: str) -> tuple[str, int]:
         if r.random() < 0.3:
             hn_pip_resolver(c)
     if r.random() < 0.15:
-        if gpus_visible:
-            nvidia_smi(c)
+        if gpus_visible:   # now and then a GPU other pods share: some of its memory is theirs, room is left
+            nvidia_smi(c, int(c.gpu_mem_gb * 1024 * r.uniform(0.1, 0.8)) if r.random() < 0.25 else None)
         else:
             em.err(pick(r, ("bash: nvidia-smi: command not found", "/entrypoint.sh: line 4: nvidia-smi: command not found")))
     if c.extra.get("set_x"):

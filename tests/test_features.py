@@ -150,3 +150,12 @@ def test_a_destructors_ignored_exception_and_a_zero_failure_count_are_no_error_o
     assert "no_error" in f.context.split() and "ended_well" in f.context.split()
     raised = feats(done + ignored[1:])   # raised, not ignored: the run's last error
     assert "last_py_traceback" in raised.context.split() and "exc_typeerror" in raised.context.split()
+
+
+def test_a_gpu_whose_memory_other_tenants_hold_is_a_device_fact():
+    smi = "| N/A   61C    P0   138W / 150W |  {used}MiB / 23028MiB |     97%      Default |"
+    err = ["OSError: (External) CUBLAS error(1).",
+           "  [Hint: 'CUBLAS_STATUS_NOT_INITIALIZED'. The cuBLAS library was not initialized.]"]
+    assert "gpu_mem_full" in feats([smi.format(used=22905), *err]).context.split()
+    assert "gpu_mem_full" not in feats([smi.format(used=4), *err]).context.split()
+    assert "gpu_mem_full" not in feats([smi.format(used=12000), *err]).context.split()
