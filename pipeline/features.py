@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import ENDED_WELL, with_shell_status, without_ignored
+from pipeline.rules import ENDED_WELL, MIN_PROGRESS_AFTER, PROGRESS, with_shell_status, without_ignored
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -309,6 +309,21 @@ def _is_error_event(level, kind, message: str) -> bool:
     return level != "WARNING" and ERRORISH.search(_ZERO_FAILURES.sub("", message or "")) is not None
 
 
+def _went_on_from(messages: Sequence[str], pos: int) -> bool:
+    """After the error at ``pos`` the run printed its progress and then said it finished: it went on from
+    that error (a batch-size probe's OOM retried smaller, a download retried), like a rule's progress_survives."""
+    n = len(messages)
+    if not any(ENDED_WELL.search(messages[i] or "") for i in range(max(pos + 1, n - 5), n)):
+        return False
+    seen = 0
+    for m in messages[pos + 1:]:
+        if m and PROGRESS.search(m):
+            seen += 1
+            if seen >= MIN_PROGRESS_AFTER:
+                return True
+    return False
+
+
 def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str], texts: Sequence[str],
                       line_nos: Sequence, keep: Sequence[int], meta: Mapping | None = None,
                       known_failed: bool = False) -> tuple[str, str, list[int]]:
@@ -316,6 +331,9 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     n = len(messages)
     kinds, levels = without_ignored(messages, kinds, levels)   # a destructor's exception is no error of the run
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
+    survived = last_err is not None and not known_failed and _went_on_from(messages, last_err)
+    if survived:   # the run's focus is how it ended, as for a run without errors
+        last_err = None
     # the last error and what the run printed after it (a shutdown line, a launcher's summary); with
     # no error at all, the last lines
     if last_err is None:
@@ -341,7 +359,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     blob = "\n".join((texts[i] or messages[i] or "")[:4000] for i in scan)
     tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
     tokens.extend(version_facts(blob))
-    tokens.append("no_error" if last_err is None else f"last_{kinds[last_err]}")
+    tokens.append("error_survived" if survived else "no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
     if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
                                 if last_err is None or i > last_err):

@@ -363,6 +363,34 @@ def hn_retry_connect(c: Ctx) -> None:
     c.em.glog("I", "tcp_utils.cc:130", f"Successfully connected to {ip}:{port}")
 
 
+def hn_survived_error(c: Ctx) -> str:
+    """An error a healthy run caught and went on from, printed in full: a batch-size probe's GPU OOM retried at
+    half the batch, a download retried. Only its progress and its end say it was survived."""
+    r, em = c.rng, c.em
+    if r.random() < 0.6 and c.major >= 2:
+        bs = pick(r, (16, 32, 64, 128))
+        em.out(f"[auto_batch] trying batch_size={bs}")
+        paddle_error(c, "ResourceExhausted", [
+            f"Out of memory error on GPU 0. Cannot allocate {r.uniform(100, 4000):.6f}MB memory on GPU 0, "
+            f"{r.uniform(0.6, 0.98) * c.gpu_mem_gb:.6f}GB memory has been allocated and available memory is only "
+            f"{r.uniform(20, 900):.6f}MB.", "", "Please check whether there is any other process using GPU 0.",
+            "1. If yes, please stop them, or start PaddlePaddle on another GPU.",
+            "2. If no, please decrease the batch size of your model."],
+            None, "paddle/phi/core/memory/allocation/cuda_allocator.cc:86", "alloc")
+        em.out(pick(r, (f"[auto_batch] batch_size={bs} does not fit in GPU memory, retrying with batch_size={bs // 2}",
+                        f"WARNING: OOM at batch_size {bs}, halving to {bs // 2} and retrying")))
+        return "survived_oom_probe"
+    url = pick(r, ("https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/ResNet50_pretrained.pdparams",
+                   "https://bj.bcebos.com/paddlenlp/models/community/ernie-3.0-base-zh/model_state.pdparams"))
+    for k in range(r.randrange(1, 3)):
+        py_tb(c, [(f"{c.site}/requests/adapters.py", pick(r, (519, 700)), "send", "raise ConnectionError(e, request=request)")])
+        em.err(f"requests.exceptions.ConnectionError: HTTPSConnectionPool(host='{url.split('/')[2]}', port=443): Read timed "
+               "out.", f"download failed, retry {k + 1}/5 in 10s")
+        em.adv(10)
+    em.out(f"download {url} done")
+    return "survived_download_retry"
+
+
 def hn_corrupt_jpeg(c: Ctx) -> None:
     c.em.err(f"Corrupt JPEG data: {c.rng.randrange(1, 300)} extraneous bytes before marker 0xd{c.rng.randrange(10)}")
 
@@ -1483,6 +1511,8 @@ def render_run(c: Ctx, category: str) -> tuple[str, int]:
         fail_at = int(n * (r.random() ** 1.5)) if category != "shm_exhausted" else int(n * r.random() ** 3)
     save_fail = phase == "save"
     p_noise = 0.02
+    if category == "no_failure" and r.random() < 0.05:   # an error caught and retried; the steps go on after it
+        variant = variant or hn_survived_error(c)
     for i in range(n):
         if i == fail_at:
             if category == "host_oom":

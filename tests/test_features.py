@@ -159,3 +159,15 @@ def test_a_gpu_whose_memory_other_tenants_hold_is_a_device_fact():
     assert "gpu_mem_full" in feats([smi.format(used=22905), *err]).context.split()
     assert "gpu_mem_full" not in feats([smi.format(used=4), *err]).context.split()
     assert "gpu_mem_full" not in feats([smi.format(used=12000), *err]).context.split()
+
+
+def test_an_error_the_run_went_on_from_is_not_its_focus():
+    oom = ["MemoryError: (ResourceExhausted) Out of memory error on GPU 0. Cannot allocate 768.000244MB memory on GPU 0"]
+    steps = [f"epoch 3 step {k}00/834 loss 0.63 lr 4.08e-07" for k in range(1, 5)]
+    end = ["best dev acc=0.5613, copied to ./checkpoints/best", "saved model to ./checkpoints/best"]
+    f = feats(oom + steps + end)
+    assert "error_survived" in f.context.split() and "exc_memoryerror" not in f.context.split()
+    assert "Out of memory" not in f.focus
+    for lines in (oom + steps, oom + steps[:2] + end, steps + end + oom):   # no end word, too few steps, no steps after
+        g = feats(lines)
+        assert "error_survived" not in g.context.split() and "Out of memory" in g.focus, lines

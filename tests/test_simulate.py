@@ -752,3 +752,34 @@ def test_every_stage_that_renders_with_the_simulator_depends_on_all_its_modules(
     assert {"simulate_corpus", "render_real"} <= set(rendering)
     for name, deps in rendering.items():
         assert modules <= deps, (name, sorted(modules - deps))
+
+
+def test_a_healthy_run_that_survived_an_error_reads_healthy_to_rules_and_features(tmp_path):
+    """The survived-error forms of healthy runs (a batch-size probe's GPU OOM, a retried download): the
+    steps go on after it, so neither the rules nor the features' focus take it for the run's end."""
+    from pipeline import features
+    from pipeline.predict import read_log_events
+    from pipeline.rules import RuleSet
+    rules = RuleSet.load()
+    seen = set()
+    for seed in range(600):
+        c, lines = _ctx("nlp", "2.6.0", "2x", seed)
+        c.n_progress, c.duration_s = 40, 600.0
+        variant, code = T.render_run(c, "no_failure")
+        c.em.flush()
+        if not variant.startswith("survived_") or variant in seen:
+            continue
+        seen.add(variant)
+        assert code == 0
+        path = tmp_path / f"{variant}.log"
+        path.write_text("\n".join(lines) + "\n")
+        events, _ = read_log_events(str(path), rules)
+        assert rules.match(events, {}) is None, (variant, "\n".join(lines)[-800:])
+        f = features.run_features(events, {}, [])
+        assert "error_survived" in f.context.split(), (variant, f.context)
+        if variant == "survived_oom_probe":   # the same error as the run's end would be its cause
+            cut = lines[:next(i for i, ln in enumerate(lines) if "retrying with" in ln or "halving" in ln)]
+            path.write_text("\n".join(cut) + "\n")
+            events, _ = read_log_events(str(path), rules)
+            assert rules.match(events, {}).category == "gpu_oom"
+    assert seen == {"survived_oom_probe", "survived_download_retry"}, seen
