@@ -72,7 +72,6 @@ ENDED_WELL = re.compile(
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
     r"onRun\w*Succe|trainingEnd|Best test|\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
-    r"HTTP/\d(?:\.\d)?\"? 200\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
