@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import ENDED_WELL, MIN_PROGRESS_AFTER, PROGRESS, with_shell_status, without_ignored
+from pipeline.rules import ENDED_WELL, progressed_after, with_shell_status, without_ignored
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -313,15 +313,8 @@ def _went_on_from(messages: Sequence[str], pos: int) -> bool:
     """After the error at ``pos`` the run printed its progress and then said it finished: it went on from
     that error (a batch-size probe's OOM retried smaller, a download retried), like a rule's progress_survives."""
     n = len(messages)
-    if not any(ENDED_WELL.search(messages[i] or "") for i in range(max(pos + 1, n - 5), n)):
-        return False
-    seen = 0
-    for m in messages[pos + 1:]:
-        if m and PROGRESS.search(m):
-            seen += 1
-            if seen >= MIN_PROGRESS_AFTER:
-                return True
-    return False
+    return any(ENDED_WELL.search(messages[i] or "") for i in range(max(pos + 1, n - 5), n)) \
+        and progressed_after(messages, pos)
 
 
 def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str], texts: Sequence[str],

@@ -1027,18 +1027,21 @@ def without_ignored(messages, kinds, levels=None) -> tuple[list, list | None]:
     return kinds, levels
 
 
-def _went_on_after(fr: "_Frame", pos: int) -> bool:
-    """After event ``pos`` the job printed its progress (MIN_PROGRESS_AFTER times) and no failure event."""
-    kinds, _ = without_ignored(fr.series("message"), fr.series("kind"))
-    if any(k in FAILURE_KINDS for k in kinds[pos + 1:]):
-        return False
+def progressed_after(messages, pos: int) -> bool:
+    """After the event at ``pos`` the job printed its progress, MIN_PROGRESS_AFTER times."""
     seen = 0
-    for m in list(fr.series("message"))[pos + 1:]:
+    for m in list(messages)[pos + 1:]:
         if isinstance(m, str) and PROGRESS.search(m):
             seen += 1
             if seen >= MIN_PROGRESS_AFTER:
                 return True
     return False
+
+
+def _went_on_after(fr: "_Frame", pos: int) -> bool:
+    """After event ``pos`` the job printed its progress and no failure event."""
+    kinds, _ = without_ignored(fr.series("message"), fr.series("kind"))
+    return not any(k in FAILURE_KINDS for k in kinds[pos + 1:]) and progressed_after(fr.series("message"), pos)
 
 
 def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:
