@@ -590,6 +590,26 @@ def bug_bad_input(c: Ctx) -> str:
             return "feed_shape"
         c.em.err(f"ValueError: The data type of {fed} Variable '{name}' must be 'float32', but received 'uint8'")
         return "feed_dtype"
+    if c.job in ("infer", "serving") and c.major >= 2 and r.random() < 0.25:
+        # the app asks the predictor for an input its model does not have (another export's name)
+        name = pick(r, ("x", "image", "inputs", "input_ids", "im_shape"))
+        if r.random() < 0.5:
+            paddle_error(c, "PreconditionNotMet", [f"The variable named {name} is not found in the scope of the executor."],
+                         "scope->FindVar(name) should not be null.",
+                         f"paddle/fluid/inference/api/analysis_predictor.cc:{pick(r, (2118, 2297, 2412))}", "exec",
+                         py_frames=frames_user(c, deep=False) + [(f"{c.workdir}/infer.py", r.randrange(30, 90), "predict",
+                                                                  f'input_handle = self.predictor.get_input_handle("{name}")')])
+        else:
+            c.em.err("terminate called after throwing an instance of 'phi::enforce::EnforceNotMet'", "  what():  ", "",
+                     "--------------------------------------", "C++ Traceback (most recent call last):",
+                     "--------------------------------------", "0   paddle_infer::Predictor::GetInputHandle(std::string const&)",
+                     "1   paddle::AnalysisPredictor::GetInputTensor(std::string const&)", "",
+                     "----------------------", "Error Message Summary:", "----------------------",
+                     f"PreconditionNotMet: The variable named {name} is not found in the scope of the executor.",
+                     "  [Hint: scope->FindVar(name) should not be null.] (at /paddle/paddle/fluid/inference/api/"
+                     f"analysis_predictor.cc:{pick(r, (2118, 2297))})", "", "Aborted (core dumped)")
+            return "input_name+sigabrt"   # a C++ app: the uncaught exception aborts it (134)
+        return "input_name"
     py_tb(c, fr)
     if r.random() < 0.5:
         c.em.err("cv2.error: OpenCV(4.8.0) /io/opencv/modules/imgproc/src/resize.cpp:4062: error: (-215:Assertion failed) "

@@ -537,6 +537,7 @@ def test_new_exit_codes():
     assert T.exit_code_for("unknown", "2x_deadline_sigterm") == 143
     assert T.exit_code_for("native_crash", "fluid_init_sigfpe") == 136
     assert T.exit_code_for("code_error", "argparse.argparse") == 2
+    assert T.exit_code_for("code_error", "input_name+sigabrt") == 134
 
 
 def test_same_seed_same_bytes_with_code_errors(tmp_path):
@@ -585,6 +586,8 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
 
     forms = ((B.bug_bad_input, "infer", {}, "feed_shape", "code_error"),
              (B.bug_bad_input, "infer", {}, "feed_dtype", "code_error"),
+             # a Paddle Inference app asking for an input its model lacks, in Python or C++ (then it aborts)
+             (B.bug_bad_input, "infer", {}, "input_name", "code_error"),
              (B.bug_user_exception, "nlp", {}, "RecursionError_", "code_error"),
              (F.f_dataset_path_checks, "ocr", {}, "ppocr_does_not_exist_recursion", "file_not_found"),
              (S.e_python_dependency_conflict, "ocr", {"dep_conflict": "module"}, "2x_stdlib_removed",
