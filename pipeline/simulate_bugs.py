@@ -10,6 +10,7 @@ from __future__ import annotations
 from pipeline.simulate_text import (
     Ctx,
     dataloader_dir,
+    enforce_line,
     fatal_signal,
     frames_paddle_forward,
     frames_user,
@@ -605,9 +606,10 @@ def bug_bad_input(c: Ctx) -> str:
                      "--------------------------------------", "0   paddle_infer::Predictor::GetInputHandle(std::string const&)",
                      "1   paddle::AnalysisPredictor::GetInputTensor(std::string const&)", "",
                      "----------------------", "Error Message Summary:", "----------------------",
-                     f"PreconditionNotMet: The variable named {name} is not found in the scope of the executor.",
-                     "  [Hint: scope->FindVar(name) should not be null.] (at /paddle/paddle/fluid/inference/api/"
-                     f"analysis_predictor.cc:{pick(r, (2118, 2297))})", "", "Aborted (core dumped)")
+                     *enforce_line(c, "PreconditionNotMet: ", f"The variable named {name} is not found in the scope of the "
+                                   "executor.", "scope->FindVar(name) should not be null.",
+                                   f"/paddle/paddle/fluid/inference/api/analysis_predictor.cc:{pick(r, (2118, 2297))}"),
+                     "Aborted (core dumped)")
             return "input_name+sigabrt"   # a C++ app: the uncaught exception aborts it (134)
         return "input_name"
     py_tb(c, fr)
