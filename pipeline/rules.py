@@ -71,7 +71,8 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
-    r"onRun\w*Succe|trainingEnd|Best test|\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"onRun\w*Succe|trainingEnd|Best test|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
+    r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
@@ -953,9 +954,11 @@ _SACCT_JOB = re.compile(r"^\s*\d+\s.*?\b(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_
                         r"PREEMPTED)\b.*?\s(\d+):(\d+)\b")
 _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code (\d+)")
 # the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
-# status' "exitCode"), paddle.distributed.launch's footer, an IDE's "Process finished with exit code"
+# status' "exitCode"), paddle.distributed.launch's footer, an IDE's "Process finished with exit code", an
+# entrypoint script's or docker compose's "<x> exited with code N"
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
-                          r"Process finished with exit code (-?\d+)")
+                          r"Process finished with exit code (-?\d+)|"
+                          r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b")
 
 
 def shell_status(messages) -> int | None:
@@ -979,7 +982,7 @@ def shell_status(messages) -> int | None:
             srun = _SRUN_EXITED.search(line)
             if srun:
                 return int(srun.group(1))
-        if "xit" in line:
+        if "xit" in line or " with " in line:
             tool = _TOOL_EXITED.search(line)
             if tool:
                 code = int(next(g for g in tool.groups() if g is not None))

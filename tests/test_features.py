@@ -141,6 +141,9 @@ def test_a_destructors_ignored_exception_and_a_zero_failure_count_are_no_error_o
     f = feats(done)
     assert "no_error" in f.context.split() and "ended_well" in f.context.split()
     assert "last_line" in feats(["[ocr-batch] done: 1200 images, 3 failed"]).context.split()
+    # a scheduler's word that the task succeeded, and not its count of pods that did
+    assert "ended_well" in feats(["[scheduler] task seg-r3 state=SUCCEEDED duration=3h41m"]).context.split()
+    assert "ended_well" not in feats(["Pods Statuses:  0 Active (0 Ready) / 0 Succeeded / 1 Failed"]).context.split()
     ignored = ["Exception ignored in: <function _DataLoaderIterMultiProcess.__del__ at 0x7f5a1c3e3d90>",
                "Traceback (most recent call last):",
                '  File "/usr/local/lib/python3.10/dist-packages/paddle/io/dataloader/dataloader_iter.py", line 818, in __del__',

@@ -624,6 +624,11 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["LAUNCH INFO 2026-03-04 01:32:05,872 Exit code -9"]) == 137
     assert shell_status(["Process finished with exit code 1"]) == 1
     assert shell_status(["ValueError: Exit Code: 3 is not a valid label"]) is None
+    # an entrypoint script's, docker compose's or kubectl exec's word on the process it ran
+    assert shell_status(["+ echo 'train.sh finished with status 0'", "train.sh finished with status 0"]) == 0
+    assert shell_status(["ocr-train-1 exited with code 135"]) == 135
+    assert shell_status(["command terminated with exit code 126"]) == 126
+    assert shell_status(["  Building wheel for lap (setup.py): finished with status 'done'"]) is None
 
 
 def test_an_empty_listing_indexed_is_a_missing_path_and_a_web_servers_port_no_rendezvous():
