@@ -79,7 +79,7 @@ ENDED_WELL = re.compile(
 # means the connection was retried and the job went on (rules' progress_survives)
 PROGRESS = re.compile(
     r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|"
-    r"\bSucc (?:request|predict|process)|\" 200\b|\bHTTP/\d(?:\.\d)?\"? 200\b")
+    r"\bSucc (?:request|predict|process)|\" 200\b")   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
 MIN_PROGRESS_AFTER = 3
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed, an error said in so many words
@@ -951,7 +951,7 @@ SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run
 
 # Slurm's word on a job: sacct's row of the job itself (State, ExitCode "code:signal") or srun's line
 _SACCT_JOB = re.compile(r"^\s*\d+\s.*?\b(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_ME\+?|OUT_OF_MEMORY|NODE_FAIL|"
-                        r"PREEMPTED)\b.*?\s(\d+):(\d+)\b")
+                        r"PREEMPTED)\b.*?\s(\d+):(\d+)(?=\s|$)")   # code:signal, not an Elapsed HH:MM:SS
 _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code (\d+)")
 # the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
 # status' "exitCode"), paddle.distributed.launch's footer, an IDE's "Process finished with exit code", an

@@ -407,6 +407,15 @@ def test_a_connection_refused_at_start_then_the_job_going_on_was_survived():
     assert failed.category == "distributed_comm_failure"
     # progress before the refusal is no recovery from it
     assert verdict(steps + refused).category == "distributed_comm_failure"
+    # parameter servers that came up late, then steps: the trainer waited and went on
+    waited = ["server not ready, wait 3 sec to retry...", "not ready endpoints:['127.0.0.1:34008', '127.0.0.1:58283']"]
+    assert RS.match(events(waited + steps + steps), FAILED) is None
+    assert verdict(waited + steps[:2], FAILED).category == "distributed_comm_failure"
+    # a client's HTTP requests (the launcher's store polled by httpx) are no progress of the job
+    polled = [f'[2026-11-29 22:02:2{k},088] [    INFO] _client.py:1025 - HTTP Request: GET '
+              f'http://127.0.0.1:49178/default/info "HTTP/1.0 200 OK"' for k in range(4)]
+    assert verdict(["LAUNCH INFO 2026-11-29 22:01:21,746 Waiting peer start...", *polled], FAILED).category \
+        == "distributed_comm_failure"
 
 
 def test_a_container_the_kubelet_killed_for_its_liveness_probe_is_no_oom():
@@ -576,6 +585,9 @@ def test_what_a_rank_died_of_beats_what_its_peers_report_of_it():
     # ranks torn down at the scheduler's time limit: their closed sockets are no communication failure
     assert RS.match(events([*reset, "slurmstepd: error: *** JOB 884213 ON gpu-node07 CANCELLED AT "
                             "2021-05-03T11:00:14 DUE TO TIME LIMIT ***"]), FAILED) is None
+    # ... or at their node's shutdown (a spot node reclaimed)
+    assert RS.match(events(["Message:          Pod was terminated in response to imminent node shutdown.",
+                            *remote]), FAILED) is None
     # a refused connection at start is no consequence: a peer that never came up may be the cause
     refused = ["RuntimeError: connect to trainer endpoint 10.0.0.2:6170 failed: Connection refused"]
     assert verdict([*refused, *bug]).category == "distributed_comm_failure"
@@ -617,6 +629,9 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status([*sacct, "884213       train   OUT_OF_ME+    0:125  00:41:09"]) == 137
     assert shell_status(["srun: error: gpu-node3: task 0: Exited with exit code 2"]) == 2
     assert shell_status(["884213.0     python   CANCELLED     0:15"]) is None and shell_status(["epoch 1 took 0:12"]) is None
+    # sacct's columns in another order: the Elapsed time is no exit code
+    assert shell_status(["       JobID      State    Elapsed ExitCode ", "45121         COMPLETED   00:31:44      0:0 ",
+                         "45121.batch   COMPLETED   00:31:44      0:0 "]) == 0
     # Kubernetes' (kubectl describe, a container status), the launcher's footer, an IDE's
     assert shell_status(["    Last State:     Terminated", "      Reason:       Error", "      Exit Code:    2"]) == 2
     assert shell_status(['{"terminated":{"exitCode":0,"reason":"Completed"}}']) == 0
