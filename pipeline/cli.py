@@ -278,8 +278,8 @@ def train(db: Optional[str] = typer.Option(None, help="warehouse holding the lab
 def _print_strategies(metrics: dict) -> None:
     import pandas as pd
     rows = []
-    for scheme in ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "sim_to_real",
-                   "captured_transfer", "evaluated"):
+    from pipeline.evaluation import SCHEMES
+    for scheme in (*SCHEMES, "evaluated"):
         for mode, r in (metrics.get(scheme) or {}).items():
             cal = r.get("calibration") or {}
             rows.append({"scheme": scheme, "predictor": mode, "n": r["n"], "accuracy": r["accuracy"],

@@ -1,9 +1,9 @@
 """How well the diagnosis holds, measured the way it will be judged: on real cases it never saw.
 
-The labeled runs come from three sources: real cases from issue threads (rendered by
+The labeled runs come from four sources: real cases from issue threads (rendered by
 ``pipeline.realcases``; a fixed quarter of the threads is the set-aside test), the genuine captured
-runs, and the simulated fleet. ``run_protocol`` measures, each for rules-only, model-only and the
-combined verdict:
+runs, logs written by agents that never saw the project (data/labeled/written), and the simulated
+fleet. ``run_protocol`` measures, each for rules-only, model-only and the combined verdict:
 
   real_cv        grouped CV on the real cases outside the test (folds by thread), scoring the plain
                  paste (rendering variant 0); the model trains on every other source in each fold
@@ -12,6 +12,7 @@ combined verdict:
   real_test      the set-aside real threads, with a model trained on everything else
   simulated_cv   the same CV, scored on the simulated runs (folds by host)
   captured_cv    the same CV, scored on the genuine captured runs (folds by scenario)
+  written_cv     the same CV, scored on the written logs (folds by log)
   sim_to_real    trained on simulated runs only, scored on every real case: the simulator's gap
   captured_transfer  trained on everything but the captured runs, scored on them
 
@@ -37,7 +38,10 @@ from pipeline.taxonomy import UNKNOWN, load_taxonomy
 HIGH = CONFIDENT
 # how much each kind of out-of-fold row counts when the combiner is fitted (shares of the total):
 # real pastes are what the calibration must hold on
-CALIBRATION_SHARES = {"real_v0": 1.0, "real_rendered": 0.5, "captured": 0.3, "simulated": 0.3}
+CALIBRATION_SHARES = {"real_v0": 1.0, "real_rendered": 0.5, "captured": 0.3, "written": 0.3, "simulated": 0.3}
+# the schemes of the report, in the order they are printed and logged
+SCHEMES = ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "written_cv", "sim_to_real",
+           "captured_transfer")
 FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 
@@ -169,8 +173,8 @@ def cross_validate(ds: Dataset, p: ModelParams, pool: np.ndarray, n_splits: int,
 def _kind(ds: Dataset) -> np.ndarray:
     src = ds.labels["source"].to_numpy()
     v0 = (ds.labels["variant"] == "0").to_numpy()
-    return np.where(src == "real", np.where(v0, "real_v0", "real_rendered"), np.where(src == "captured",
-                                                                                       "captured", "simulated"))
+    return np.where(src == "real", np.where(v0, "real_v0", "real_rendered"),
+                    np.where(np.isin(src, ["captured", "written"]), src, "simulated"))
 
 
 def _calibration_weights(kinds: np.ndarray) -> np.ndarray:
@@ -351,7 +355,7 @@ def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_co
     ``repeats`` > 1 draws the real dev CV again with fold seeds seed+1...: 221 threads in 4 folds move
     by a thread or two between draws, so one draw cannot tell a change from the luck of the folds
     (``real_cv_repeats``; the floor and the shipped combiner still come from the first draw)."""
-    real, sim, cap = ds.mask("real"), ds.mask("simulated"), ds.mask("captured")
+    real, sim, cap, written = ds.mask("real"), ds.mask("simulated"), ds.mask("captured"), ds.mask("written")
     test = real & ds.mask(split="test")
     v0 = ds.mask(variant="0")
     pool = ~test
@@ -365,7 +369,8 @@ def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_co
     cross = C.Combiner(classes, floor=floor)   # carries the floor for the cross-fitted probabilities
     report: dict = {"classes": classes, "n_splits": int(folds.max() + 1), "combiner": combiner.to_dict(),
                     "wrong_cost": wrong_cost}
-    for name, mask in (("real_cv", real & ~test & v0), ("simulated_cv", sim), ("captured_cv", cap)):
+    for name, mask in (("real_cv", real & ~test & v0), ("simulated_cv", sim), ("captured_cv", cap),
+                       ("written_cv", written)):
         rows = np.flatnonzero(mask)
         if len(rows):
             report[name] = summarize(ds, rows, verdicts(ds, rows, probas, cross, crossfit))
@@ -405,9 +410,7 @@ def compact(by_mode: dict) -> dict:
 
 def headline(report: dict) -> dict:
     """The figures `dvc metrics show` prints, per scheme and mode."""
-    out: dict = {scheme: compact(report[scheme]) for scheme in
-                 ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "sim_to_real",
-                  "captured_transfer") if scheme in report}
+    out: dict = {scheme: compact(report[scheme]) for scheme in SCHEMES if scheme in report}
     out["floor"] = report["combiner"]["floor"]
     if "real_cv_repeats" in report:
         out["real_cv_repeats"] = {k: v for k, v in report["real_cv_repeats"].items()

@@ -41,6 +41,7 @@ class ModelParams:
     real_weight: float = 6.0      # a real case's weight, spread over its renderings
     captured_weight: float = 1.0
     simulated_weight: float = 0.5
+    written_weight: float = 1.0     # a log written by an agent that never saw the project (data/labeled/written)
     n_jobs: int = 2               # parallel CV fits (this machine class has 2 cores)
 
     @classmethod
@@ -155,11 +156,13 @@ def load_labels(paths) -> pd.DataFrame:
 
 def group_of(run_id: str, source: str, scenario: str) -> str:
     """Evaluation groups: a simulated run belongs to its host, a captured one to its scenario, a real
-    case (all its renderings) to its issue thread."""
+    case (all its renderings) to its issue thread, a written log to itself."""
     if source == "captured":
         return f"scenario:{scenario}"
     if source == "real":
         return f"thread:{scenario}"
+    if source == "written":
+        return f"written:{scenario}"
     return "host:" + run_id.split("/", 1)[0]
 
 
@@ -251,8 +254,8 @@ def sample_weights(labels: pd.DataFrame, p: ModelParams) -> np.ndarray:
     """Per-run weights: a source weight (a real case's weight spread over its renderings), then every
     class brought to the same total weight (class_weight='balanced', by weight not by count)."""
     src = labels["source"].to_numpy()
-    w = np.where(src == "real", p.real_weight, np.where(src == "captured", p.captured_weight, p.simulated_weight))
-    w = w.astype(float)
+    weight = {"real": p.real_weight, "captured": p.captured_weight, "written": p.written_weight}
+    w = np.array([weight.get(x, p.simulated_weight) for x in src], dtype=float)
     real = src == "real"
     if real.any():   # renderings of one case share its weight
         per_case = labels.loc[real].groupby("scenario")["run_id"].transform("count").to_numpy()
@@ -377,6 +380,8 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, m
 
     import mlflow
     import mlflow.sklearn
+
+    from pipeline.evaluation import SCHEMES
     mlflow.set_tracking_uri(os.environ.get("MLFLOW_TRACKING_URI", "sqlite:///mlflow.db"))
     mlflow.set_experiment("logml-root-cause")
     with mlflow.start_run(run_name=metrics["model_version"]):
@@ -384,8 +389,7 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, m
                            "floor": metrics["combiner"]["floor"], "alpha": metrics["combiner"]["alpha"],
                            "shipped_with_test": metrics["shipped_with_test"]})
         flat: dict[str, float] = {}
-        for scheme in ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "captured_cv", "sim_to_real",
-                       "captured_transfer"):
+        for scheme in SCHEMES:
             for mode, s in (metrics.get(scheme) or {}).items():
                 _flat(f"{scheme}_{mode}", {k: v for k, v in s.items() if k not in ("wrong_share_by_predicted",)}, flat)
         repeats = metrics.get("real_cv_repeats") or {}
