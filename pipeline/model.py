@@ -219,6 +219,18 @@ def build_dataset(con, labels: pd.DataFrame, rules, batch: int = 400) -> Dataset
     return Dataset(labels, features, verdicts, np.array(failed, dtype=bool), {r.id: r.priority for r in rules.rules})
 
 
+def shipped_templates(con, min_runs: int = 2) -> list[tuple]:
+    """The templates shipped with the model (evidence ids, routine lines): (template_key, cluster_id,
+    template, initial_template) of those at least ``min_runs`` runs printed. A template one run alone
+    printed is that run's own line: no other log is ever cited by it, and restoring the written logs'
+    thousands of them cost `logml predict` 0.15 s at start."""
+    return con.execute("""
+        SELECT template_key, cluster_id, template, initial_template FROM templates
+        WHERE template_key IN (SELECT m.template_key FROM message_counts c JOIN messages m USING (message_key)
+                               GROUP BY ALL HAVING count(DISTINCT c.run_id) >= ?)
+        ORDER BY cluster_id""", [min_runs]).fetchall()
+
+
 def healthy_templates(con, labels: pd.DataFrame, min_rate: float = 0.05, min_runs: int = 5) -> dict[str, list[str]]:
     """Templates that healthy runs print routinely: template_key -> the categories whose runs print
     it at least as often (the only verdicts it may be cited for).
@@ -308,13 +320,7 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     with store.connect(db, read_only=True) as con:
         ds = build_dataset(con, load_labels(labels_paths), rules)
         train_params = params.get("train") or {}
-        # a template one run alone printed is that run's own line: no other log is ever cited by it, and
-        # restoring the written logs' thousands of them cost `logml predict` 0.15 s at start
-        templates = con.execute("""
-            SELECT template_key, cluster_id, template, initial_template FROM templates
-            WHERE template_key IN (SELECT m.template_key FROM message_counts c JOIN messages m USING (message_key)
-                                   GROUP BY ALL HAVING count(DISTINCT c.run_id) >= ?)
-            ORDER BY cluster_id""", [int(train_params.get("template_min_runs", 2))]).fetchall()
+        templates = shipped_templates(con, int(train_params.get("template_min_runs", 2)))
         healthy = healthy_templates(con, ds.labels, float(train_params.get("healthy_min_rate", 0.05)),
                                     int(train_params.get("healthy_min_runs", 5)))
     if len(ds.labels) < 10:

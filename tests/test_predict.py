@@ -422,6 +422,22 @@ def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
     assert len(texts) == len({t.strip() for t in texts}), texts
 
 
+def test_the_shipped_templates_are_those_at_least_two_runs_printed():
+    from pipeline.model import shipped_templates
+    con = duckdb.connect()
+    con.execute("CREATE TABLE templates (template_key VARCHAR, cluster_id INTEGER, template VARCHAR, "
+                "initial_template VARCHAR); CREATE TABLE messages (message_key VARCHAR, template_key VARCHAR);"
+                "CREATE TABLE message_counts (run_id VARCHAR, message_key VARCHAR, count BIGINT)")
+    con.execute("INSERT INTO templates VALUES ('TB', 2, 'epoch <*> loss <*>', 'epoch 1 loss 0.5'), "
+                "('TA', 1, 'Killed', 'Killed'), ('TC', 3, 'my own line <*>', 'my own line 7')")
+    con.execute("INSERT INTO messages VALUES ('killed', 'TA'), ('e1', 'TB'), ('e2', 'TB'), ('own', 'TC')")
+    con.execute("INSERT INTO message_counts VALUES ('r1', 'killed', 1), ('r2', 'killed', 1), ('r1', 'e1', 9), "
+                "('r2', 'e2', 3), ('r3', 'own', 40)")   # TC: printed 40 times, by one run
+    assert [t[0] for t in shipped_templates(con, 2)] == ["TA", "TB"]
+    assert [t[0] for t in shipped_templates(con, 1)] == ["TA", "TB", "TC"]
+    assert shipped_templates(con, 3) == []
+
+
 def test_healthy_templates_are_those_healthy_runs_print_routinely():
     """A template printed by a share of the healthy runs is routine: cited only for the categories
     whose runs print it at least as often; a rare one, or one healthy runs never print, is not."""
