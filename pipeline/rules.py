@@ -954,10 +954,9 @@ _SACCT_JOB = re.compile(r"^\s*\d+\s.*?\b(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_
                         r"PREEMPTED)\b.*?\s(\d+):(\d+)(?=\s|$)")   # code:signal, not an Elapsed HH:MM:SS
 _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code (\d+)")
 # the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
-# status' "exitCode"), paddle.distributed.launch's footer, an IDE's "Process finished with exit code", an
-# entrypoint script's or docker compose's "<x> exited with code N"
+# status' "exitCode"), paddle.distributed.launch's footer, and "<x> exited / finished with code|status N" (an
+# IDE's "Process finished with exit code", an entrypoint script's, docker compose's, kubectl exec's)
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
-                          r"Process finished with exit code (-?\d+)|"
                           r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b")
 
 
