@@ -197,8 +197,9 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
     ("os_mac", r"Mac OS|darwin|DYLD_|\bM1\b|arm64-apple"),
     # devices the run saw
     ("gpu_seen", r"GPU Compute Capability|CUDA Capability|cuDNN Version|Place\(gpu|CUDAPlace\(\d|NVIDIA-SMI|"
-                 r"GPU \d+: |gpu:\d|Found \d+ GPUs?|works well on \d+ GPU"),
-    ("driver_seen", r"Driver API Version|Driver Version|CUDA Version|Nvidia driver version"),
+                 r"GPU \d+: |gpu:\d|Found \d+ GPUs?|works well on \d+ GPU|"
+                 r"nvidia\.com/gpu\.(?:present=true|count=[1-9])"),   # a node's GPU feature discovery labels
+    ("driver_seen", r"Driver API Version|Driver Version|CUDA Version|Nvidia driver version|nvidia\.com/cuda\.driver"),
     ("no_gpu", r"no CUDA-capable device|no GPU found|not compiled with CUDA|CPU device will be used|"
                r"compiled without CUDA|GPU count is: 0|GetCUDADeviceCount\(\):0|no NVIDIA driver|"
                r"NVIDIA Driver was not detected|is_compiled_with_cuda\(\)\s*(?:False|->\s*False)|"

@@ -71,7 +71,8 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
-    r"onRun\w*Succe|trainingEnd|Best test|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
+    r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*$|"
+    r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
     r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")
@@ -85,7 +86,7 @@ _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed, an error said in so many words
 _ENDS_FAILED = re.compile(
     r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"
-    r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|"
+    r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|\d\s+(?:Killed|已杀死)\s|"
     r"\b(?:failed|cannot|can't|could not|unable to|not found|does not exist|no such file|not supported|"
     r"not (?:been )?registered|refused)\b", re.IGNORECASE)
 NON_RULE_CATEGORIES = frozenset({"no_failure", "unknown"})
@@ -983,10 +984,23 @@ def shell_status(messages) -> int | None:
                 return int(srun.group(1))
         if "xit" in line or " with " in line:
             tool = _TOOL_EXITED.search(line)
-            if tool:
+            if tool and not _in_last_state(msgs, i):
                 code = int(next(g for g in tool.groups() if g is not None))
                 return 128 - code if code < 0 else code   # the launcher's -9 is a SIGKILL: 137
     return None
+
+
+def _in_last_state(msgs: list[str], i: int) -> bool:
+    """kubectl describe's "Exit Code:" at row i belongs to the "Last State:" block, a previous attempt (an
+    OOMKilled restart, say), and the current "State:" block above it has an exit code of its own: the run
+    ended as that says. (A waiting or running container's last termination is its latest end.)"""
+    for j in range(i - 1, max(-1, i - 8), -1):
+        head = msgs[j].lstrip()
+        if head.startswith("State:"):
+            return False
+        if head.startswith("Last State:"):
+            return any(m.lstrip().startswith("Exit Code:") for m in msgs[max(0, j - 6):j])
+    return False
 
 
 def with_shell_status(events, meta: Mapping[str, Any] | None) -> Mapping[str, Any] | None:

@@ -174,3 +174,12 @@ def test_an_error_the_run_went_on_from_is_not_its_focus():
     for lines in (oom + steps, oom + steps[:2] + end, steps + end + oom):   # no end word, too few steps, no steps after
         g = feats(lines)
         assert "error_survived" not in g.context.split() and "Out of memory" in g.focus, lines
+
+
+def test_a_nodes_gpu_feature_discovery_labels_say_a_gpu_and_a_driver_are_there():
+    labels = ["Labels:             nvidia.com/cuda.driver.major=470", "                    nvidia.com/gpu.count=8",
+              "                    nvidia.com/gpu.present=true", "OSError: (External) CUDA error(35)"]
+    context = feats(labels).context.split()
+    assert "gpu_seen" in context and "driver_seen" in context
+    context = feats(["                    nvidia.com/gpu.present=false", "OSError: (External) CUDA error(35)"]).context.split()
+    assert "gpu_seen" not in context and "driver_seen" not in context

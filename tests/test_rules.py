@@ -1082,3 +1082,72 @@ def test_prefilter_chunks_fit_re2_and_select_what_one_alternation_does():
     got = set(rs._candidates(rules_mod._Frame(frame)).tolist())
     assert got == {i for i, t in enumerate(texts) if one_ci.search(t) or (one_cs and one_cs.search(t))}
     assert len(got) >= len(words[::7])
+
+
+def test_kubectls_last_state_is_a_previous_attempt_when_the_current_state_has_its_own_exit_code():
+    from pipeline.rules import run_succeeded, shell_status
+    current = ["    State:          Terminated", "      Reason:       Completed", "      Exit Code:    0",
+               "      Started:      Mon, 04 Dec 2023 14:31:02 +0800"]
+    last = ["    Last State:     Terminated", "      Reason:       OOMKilled", "      Exit Code:    137",
+            "      Finished:     Mon, 04 Dec 2023 14:30:47 +0800", "    Restart Count:  1"]
+    assert shell_status([*current, *last]) == 0
+    # a container waiting to restart: its last termination is how the run ended
+    assert shell_status(["    State:          Waiting", "      Reason:       CrashLoopBackOff", *last]) == 137
+    assert verdict(["    State:          Waiting", "      Reason:       CrashLoopBackOff", *last]).category == "host_oom"
+    # the OOM-killed attempt of a job that then resumed and completed is no verdict on the run
+    assert run_succeeded(events([*current, *last]), None)
+    assert RS.match(events([*current, *last])) is None
+
+
+def test_a_jobs_own_word_that_it_ended_well_and_a_shells_killed_child_after_progress():
+    from pipeline.rules import run_succeeded
+    assert run_succeeded(events(["INFO batch-tagger: done in 216.8s, exit 0"]), None)
+    assert run_succeeded(events(["[    INFO] - ***** train metrics *****", "[    INFO] -   train_runtime            = 1:10:44.35",
+                                 "[    INFO] -   train_samples_per_second =    37.7065"]), None)
+    assert not run_succeeded(events(["INFO batch-tagger: done in 216.8s, exit 3"]), None)
+    # an accuracy in the last progress line is no success when the shell then says the child was killed
+    step = "ppocr INFO: epoch: [3/500], global_step: 1190, acc: 0.515625, loss: 11.0487"
+    for killed in ("./train.sh: line 6: 28731 Killed                  python3 tools/train.py -c x.yml",
+                   "./train.sh: 行 6: 28731 已杀死               python3 tools/train.py -c x.yml"):
+        assert not run_succeeded(events([step, killed]), None)
+        assert verdict([step, killed]).category == "host_oom"
+    # an OOM kill the log shows of another process, in a run that finished, is no verdict
+    other = "Memory cgroup out of memory: Killed process 8841 (java) total-vm:21498312kB, anon-rss:8372044kB"
+    assert RS.match(events([other, "[bench] 2000 images, avg latency 11.8 ms", "done in 93.1s, exit 0"])) is None
+    assert verdict([other]).category == "host_oom"
+
+
+def test_a_fetch_that_got_404_explains_the_empty_file_the_job_then_failed_to_read():
+    fetch = ["HTTP request sent, awaiting response... 404 Not Found", "2024-08-19 09:12:40 ERROR 404: Not Found."]
+    read = ["Traceback (most recent call last):", '  File "/work/seg/train.py", line 88, in main',
+            "    state = paddle.load(args.resume)", "EOFError: Ran out of input"]
+    tb = ["Traceback (most recent call last):", '  File "/work/seg/infer.py", line 20, in main',
+          "    size = cfg['Preprocess'][0]['target_size']", "TypeError: 'NoneType' object is not subscriptable"]
+    assert verdict([*fetch, *read]).category == "file_not_found"
+    assert verdict([*fetch, *tb]).category == "file_not_found"
+    assert verdict(tb).category == "code_error"     # without the failed fetch, the job's bug
+    # a host it cannot reach is not a missing file
+    dns = "Failed to establish a new connection: [Errno -3] Temporary failure in name resolution"
+    v = RS.match(events([dns, *tb]), FAILED)
+    assert v is not None and v.category != "file_not_found"
+
+
+def test_a_module_of_the_jobs_own_tree_not_on_the_path_is_its_own_error_not_a_missing_package():
+    tb = ["Traceback (most recent call last):", '  File "/home/wu/crack_seg/scripts/train_crack.py", line 14, in <module>']
+    assert verdict([*tb, "    from models.unet_pp import UNetPlusPlus",
+                    "ModuleNotFoundError: No module named 'models'"]).category == "code_error"
+    assert verdict([*tb, "    import pyclipper",
+                    "ModuleNotFoundError: No module named 'pyclipper'"]).category == "python_dependency_conflict"
+    # a package's own import of its repository's tree: that package is at a broken version
+    site = ["Traceback (most recent call last):",
+            '  File "/usr/local/lib/python3.10/site-packages/paddleocr/paddleocr.py", line 33, in <module>',
+            "    from tools.infer import predict_system", "ModuleNotFoundError: No module named 'tools.infer'"]
+    assert verdict(site).category == "python_dependency_conflict"
+
+
+def test_pips_resolver_giving_up_is_a_dependency_conflict_unless_the_run_went_on_to_finish():
+    pip = ["ERROR: Cannot install -r requirements.txt (line 1) and protobuf==3.19.6 because these package versions have "
+           "conflicting dependencies.", "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/"]
+    assert verdict(pip).category == "python_dependency_conflict"
+    assert RS.match(events([*pip, "[2024/05/27 15:02:10] ppocr INFO: epoch: [3/3], global_step: 300",
+                            "[2024/05/27 15:02:11] ppocr INFO: save model in ./output/best_accuracy"])) is None
