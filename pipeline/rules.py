@@ -72,7 +72,8 @@ ENDED_WELL = re.compile(
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*$|"
-    r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
+    r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
+    r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
     r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")

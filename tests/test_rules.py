@@ -1105,6 +1105,12 @@ def test_a_jobs_own_word_that_it_ended_well_and_a_shells_killed_child_after_prog
     assert run_succeeded(events(["[    INFO] - ***** train metrics *****", "[    INFO] -   train_runtime            = 1:10:44.35",
                                  "[    INFO] -   train_samples_per_second =    37.7065"]), None)
     assert not run_succeeded(events(["INFO batch-tagger: done in 216.8s, exit 3"]), None)
+    # a deployment's results: a Lite opt-version warning the predictor then ran through
+    lite = ["W/Paddle-Lite: warning: the version of opt that transformed this model is not consistent with current "
+            "Paddle-Lite version.", "I/Predictor(20433): inference cost 34.7 ms (avg of 1 runs)",
+            "I/Predictor(20433): Top1: golden retriever - 0.778", "I/Predictor(20433): predictor released"]
+    assert run_succeeded(events(lite), None) and RS.match(events(lite)) is None
+    assert verdict(lite[:1]).category == "model_version_incompatible"
     # an accuracy in the last progress line is no success when the shell then says the child was killed
     step = "ppocr INFO: epoch: [3/500], global_step: 1190, acc: 0.515625, loss: 11.0487"
     for killed in ("./train.sh: line 6: 28731 Killed                  python3 tools/train.py -c x.yml",
@@ -1151,3 +1157,21 @@ def test_pips_resolver_giving_up_is_a_dependency_conflict_unless_the_run_went_on
     assert verdict(pip).category == "python_dependency_conflict"
     assert RS.match(events([*pip, "[2024/05/27 15:02:10] ppocr INFO: epoch: [3/3], global_step: 300",
                             "[2024/05/27 15:02:11] ppocr INFO: save model in ./output/best_accuracy"])) is None
+
+
+def test_a_worker_killed_where_dev_shm_is_shown_roomy_and_a_device_count_refused_by_the_driver():
+    queue = ["SystemError: (Fatal) DataLoader process (pid 1931) exited is killed by signal: Segmentation fault.",
+             "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception."]
+    assert verdict([*queue, "$ df -h /dev/shm", "shm              64M   64M     0 100% /dev/shm"]).category == "shm_exhausted"
+    v = RS.match(events([*queue, "$ df -h /dev/shm", "shm              32G  1.1G   31G   4% /dev/shm"]), FAILED)
+    assert v is None or v.category != "shm_exhausted"
+    count = "ValueError: (InvalidArgument) Device id must be less than GPU count, but received id is: 0. GPU count is: 0."
+    warn = ("W0614 21:07:36.517024    57 gpu_info.cc:79] cudaGetDeviceCount failed in paddle::platform::GetGPUDeviceCountImpl, "
+            "error code : {}, Please see detail in https://docs.nvidia.com/cuda/: {}")
+    assert verdict([warn.format(804, "forward compatibility was attempted on non supported HW"), count]).category \
+        == "cuda_driver_too_old"
+    assert verdict([warn.format(100, "no CUDA-capable device is detected"), count]).category == "gpu_not_visible"
+    # no driver reachable at all: error 35 is what a GPU build says without a GPU
+    nodrv = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    assert verdict([nodrv, warn.format(35, "CUDA driver version is insufficient for CUDA runtime version"), count]).category \
+        == "gpu_not_visible"
