@@ -62,8 +62,9 @@ FAILURE_KINDS = frozenset({"py_traceback", "cpp_traceback", "error_summary"})
 FAILURE_LEVELS = frozenset({"FATAL"})
 TAIL_FOR_FAILURE = 3
 SUCCESS_TAIL = 5
-# the last lines say the run did its work (a result, a saved model, a finished loop): the end of a paste
-# with no exit status (rules' unless_succeeded, and the model's ended_well token)
+# the last lines say the run did its work (a result, a saved model, a finished loop, the job's own "exit 0",
+# a trainer's final metrics block, a classifier's top-k, a predictor's timing): the end of a paste with no
+# exit status (rules' unless_succeeded, and the model's ended_well token)
 ENDED_WELL = re.compile(
     r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
     r"(?:is )?(?:finished|completed|done)|训练完成|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
@@ -84,7 +85,7 @@ PROGRESS = re.compile(
     r"\bSucc (?:request|predict|process)|\" 200\b")   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
 MIN_PROGRESS_AFTER = 3
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
-# an exception line, a process killed or crashed, an error said in so many words
+# an exception line, a process killed or crashed (a shell's "<pid> Killed <command>"), an error said in so many words
 _ENDS_FAILED = re.compile(
     r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"
     r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|\d\s+(?:Killed|已杀死)\s|"
