@@ -270,6 +270,11 @@ def test_a_cpu_job_on_a_gpu_build_that_did_its_work_is_not_blamed():
     # the device it ended up on is no request)
     for said in ("[2026-11-29 22:09:42,325] ppcls INFO: paddle version: 2.6.2, device: cpu", "step 1"):
         assert verdict([said, *warn, *done], {"exit_code": 0}).category == "gpu_not_visible"
+    # a server that asked for the CPU never ends: serving requests after the warning is its work done
+    served = ['INFO:     10.244.0.97:45811 - "POST /v1/ocr HTTP/1.1" 200 OK'] * 3
+    assert RS.match(events(["use_gpu=False", *warn, *served]), {}) is None
+    assert verdict(["use_gpu=False", *warn, *served[:1], "Traceback (most recent call last):", "RuntimeError: boom"]).category \
+        == "gpu_not_visible"
 
 
 def test_a_dataloader_workers_own_exception_beats_the_queue_it_killed():
@@ -1175,3 +1180,16 @@ def test_a_worker_killed_where_dev_shm_is_shown_roomy_and_a_device_count_refused
     nodrv = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
     assert verdict([nodrv, warn.format(35, "CUDA driver version is insufficient for CUDA runtime version"), count]).category \
         == "gpu_not_visible"
+
+
+def test_a_pod_no_node_has_a_gpu_for_is_a_gpu_not_visible_unless_it_was_placed_later():
+    pending = ["Status:           Pending", "Events:",
+               "  Warning  FailedScheduling  2m41s (x6 over 23m)  default-scheduler  0/6 nodes are available: "
+               "2 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector."]
+    assert verdict(pending).category == "gpu_not_visible"
+    placed = [*pending, "  Normal   Scheduled  5h7m  default-scheduler  Successfully assigned ocr/worker-0 to gpu-a30-02",
+              "  Normal   Started    5h1m  kubelet            Started container paddle"]
+    v = RS.match(events(placed), FAILED)
+    assert v is None or v.category != "gpu_not_visible"
+    v = RS.match(events(["0/6 nodes are available: 6 Insufficient cpu."]), FAILED)
+    assert v is None or v.category != "gpu_not_visible"
