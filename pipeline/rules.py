@@ -786,9 +786,10 @@ class RuleSet:
 
         spared = [h for h in fired if h.rule.unless_succeeded_with and log_has(
             h.rule.succeeded_with_rx, h.rule.unless_succeeded_with, h.rule, "s:" + h.rule.id)]
-        if spared:   # ended well, or (a server never ends) went on with its work after the hit
-            ended_well = run_succeeded(events, meta)
-            fired = [h for h in fired if h not in spared or not (ended_well or (h.pos >= 0 and _went_on_after(fr, h.pos)))]
+        if spared:   # the run ended well, or (a server never ends) went on with its work after the hit
+            if not run_succeeded(events, meta):
+                spared = [h for h in spared if h.pos >= 0 and _went_on_after(fr, h.pos)]
+            fired = [h for h in fired if h not in spared]
         if any(h.rule.needs_failure for h in fired):
             # a hit is failure evidence unless its rule is for latent causes itself
             failed = any(not (h.rule.needs_failure or h.rule.unless_succeeded) for h in fired) \
