@@ -177,20 +177,21 @@ def _kind(ds: Dataset) -> np.ndarray:
                     np.where(np.isin(src, ["captured", "written"]), src, "simulated"))
 
 
-def _calibration_weights(kinds: np.ndarray) -> np.ndarray:
+def _calibration_weights(kinds: np.ndarray, shares: dict[str, float] | None = None) -> np.ndarray:
     w = np.zeros(len(kinds))
-    for kind, share in CALIBRATION_SHARES.items():
+    for kind, share in (shares or CALIBRATION_SHARES).items():
         m = kinds == kind
         if m.any():
             w[m] = share / m.sum()
     return w
 
 
-def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray, text_expert: bool = True) -> C.Combiner:
+def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray, text_expert: bool = True,
+                 shares: dict[str, float] | None = None) -> C.Combiner:
     """The combiner over the given out-of-fold rows; with ``text_expert``, the text expert's
-    temperature from those of them no rule fired on."""
+    temperature from those of them no rule fired on (``shares``: CALIBRATION_SHARES changed)."""
     verdicts = [ds.verdicts[i] for i in rows]
-    weights = _calibration_weights(_kind(ds)[rows])
+    weights = _calibration_weights(_kind(ds)[rows], shares)
     comb = C.fit(probas.rules[rows], [v.category if v else None for v in verdicts],
                  [v.priority if v else None for v in verdicts], list(ds.y[rows]), probas.classes, weights)
     no_rule = np.array([v is None for v in verdicts], dtype=bool)
@@ -199,18 +200,19 @@ def fit_combiner(ds: Dataset, probas: Probas, rows: np.ndarray, text_expert: boo
         tax = load_taxonomy()
         comb.alpha_text, comb.text_bias = C.fit_text(
             probas.no_rules[rows[no_rule]], list(ds.y[rows[no_rule]]), probas.classes,
-            [c for c in probas.classes if not tax.is_environment(c)], _calibration_weights(_kind(ds)[rows[no_rule]]))
+            [c for c in probas.classes if not tax.is_environment(c)], _calibration_weights(_kind(ds)[rows[no_rule]], shares))
     return comb
 
 
 def cross_fitted_combined(ds: Dataset, probas: Probas, folds: np.ndarray, text_expert: bool = True,
-                          scored: tuple[Dataset, Probas] | None = None) -> np.ndarray:
+                          scored: tuple[Dataset, Probas] | None = None,
+                          shares: dict[str, float] | None = None) -> np.ndarray:
     """Combined probabilities per pooled row, each from a combiner fitted on the other folds
     (``scored``: the rows' verdicts and probabilities to combine, when not ``ds``'s and ``probas``)."""
     out = np.zeros_like(probas.rules)
     ds_s, probas_s = scored or (ds, probas)
     for k in sorted(set(folds[folds >= 0])):
-        comb = fit_combiner(ds, probas, np.flatnonzero((folds >= 0) & (folds != k)), text_expert)
+        comb = fit_combiner(ds, probas, np.flatnonzero((folds >= 0) & (folds != k)), text_expert, shares)
         for i in np.flatnonzero(folds == k):
             v = ds_s.verdicts[i]
             out[i] = comb.proba(probas_s.rules[i], v.category if v else None, v.priority if v else None,
@@ -321,12 +323,14 @@ def public(report):
     return report
 
 
-def _dev_cv(ds: Dataset, probas: Probas, folds: np.ndarray, ds_unseen: Dataset, probas_unseen: Probas,
-            rows: np.ndarray, floor: float, text_expert: bool) -> tuple[dict, dict]:
-    """The real dev rows' summaries under one fold draw: (as the rules are, rules as if unseen)."""
+def dev_cv(ds: Dataset, probas: Probas, folds: np.ndarray, ds_unseen: Dataset, probas_unseen: Probas,
+           rows: np.ndarray, floor: float, text_expert: bool,
+           shares: dict[str, float] | None = None) -> tuple[dict, dict]:
+    """The real dev rows' summaries under one fold draw (``cross_validate``'s four results): (as the
+    rules are, rules as if unseen)."""
     cross = C.Combiner(probas.classes, floor=floor)
-    seen = cross_fitted_combined(ds, probas, folds, text_expert)
-    unseen = cross_fitted_combined(ds, probas, folds, text_expert, scored=(ds_unseen, probas_unseen))
+    seen = cross_fitted_combined(ds, probas, folds, text_expert, shares=shares)
+    unseen = cross_fitted_combined(ds, probas, folds, text_expert, scored=(ds_unseen, probas_unseen), shares=shares)
     return (summarize(ds, rows, verdicts(ds, rows, probas, cross, seen)),
             summarize(ds_unseen, rows, verdicts(ds_unseen, rows, probas_unseen, cross, unseen)))
 
@@ -380,7 +384,7 @@ def run_protocol(ds: Dataset, p: ModelParams, n_splits: int, seed: int, wrong_co
                                                    verdicts(ds_unseen, dev_rows, probas_unseen, cross, unseen))
         draws = [(seed, report["real_cv"], report["real_cv_unseen_rules"])]
         for s in range(seed + 1, seed + max(1, repeats)):
-            draws.append((s, *_dev_cv(ds, *cross_validate(ds, p, pool, n_splits, s), dev_rows, floor, text_expert)))
+            draws.append((s, *dev_cv(ds, *cross_validate(ds, p, pool, n_splits, s), dev_rows, floor, text_expert)))
         report["real_cv_repeats"] = repeats_summary(draws)
     schemes = (("real_test", pool, test & v0), ("sim_to_real", sim, real & v0),
                ("captured_transfer", ~cap & ~test, cap))

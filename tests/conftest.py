@@ -149,3 +149,38 @@ class CrashRun:
 
     def rerun(self) -> None:
         self._run(self.crashed, "none", 0, check=True)
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory):
+    """A small simulated fleet and a share of the real cases, ingested, and a model trained on them
+    (real Drain3, DuckDB, MLflow)."""
+    from pipeline.config import load_params
+    from pipeline.ingest import ingest
+    from pipeline.model import train
+    from pipeline.realcases import load_cases, render
+    from pipeline.simulate import simulate
+    base = tmp_path_factory.mktemp("trained")
+    fleet = base / "fleet"
+    simulate(fleet, hosts=12, days=4, seed=3)
+    cases = load_cases(ROOT / "data" / "labeled" / "real")
+    render(base / "real", cases[::4], variants=(0, 1, 3))
+    db = base / "w.duckdb"
+    ingest(str(fleet), str(db))
+    ingest(str(base / "real"), str(db))
+    params = load_params()
+    params["model"] = {"char_max_features": 3000, "word_max_features": 3000}
+    tracking = f"sqlite:///{base / 'mlflow.db'}"
+    import os
+    old = os.environ.get("MLFLOW_TRACKING_URI")
+    os.environ["MLFLOW_TRACKING_URI"] = tracking
+    try:
+        metrics = train(str(db), [fleet / "labels.csv", base / "real" / "labels.csv"], base / "models", params,
+                        n_splits=3)
+    finally:
+        if old is None:
+            os.environ.pop("MLFLOW_TRACKING_URI")
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = old
+    return {"base": base, "fleet": fleet, "db": db, "models": base / "models", "metrics": metrics,
+            "tracking": tracking, "params": params, "labels": [fleet / "labels.csv", base / "real" / "labels.csv"]}
