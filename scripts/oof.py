@@ -4,12 +4,14 @@
     python scripts/oof.py dump OUT.pkl [--draws 3]       # the grouped CV of `logml train`, once (~4 min a draw)
     python scripts/oof.py combine OUT.pkl [--wrong-cost 0.5] [--no-text-expert] [--share written=0.6 ...]
     python scripts/oof.py text OUT.pkl [--set C=16 --set written_weight=3 ...] [--draw 0]
+    python scripts/oof.py rules OUT.pkl [--wrong-only]   # per winning rule: right/fired by source
 
 `dump` builds the dataset `dvc repro` trains on (the train stage's --db and --labels in dvc.yaml, the
 model settings of params.yaml) and keeps, per fold draw, ``evaluation.cross_validate``'s out-of-fold
 probabilities. `combine` refits the combiner and the open-set floor from them as `logml train` does
 and prints the real dev CV per draw, with the rules as they are and as if unseen. `text` refits the
 text model alone (no rule tokens) fold by fold with changed settings and prints its real dev CV.
+`rules` counts, per winning rule, the runs it was right and wrong on by source, with the wrong ones.
 
 The set-aside real test is never scored here: a change is chosen on these dev figures, and the test
 is seen once, through the retrain (metrics/train.json).
@@ -23,6 +25,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +94,29 @@ def text(oof: dict, overrides: dict, draw: int | None = None) -> dict:
     return E.summarize(ds, rows, E.verdicts(ds, rows, E.Probas(classes, proba, proba)))["model_only"]
 
 
+def _short(run_id: str, source: str) -> str:
+    parts = run_id.split("/")
+    return parts[-2] if source == "real" else parts[-1].rsplit(".", 1)[0]
+
+
+def rule_table(oof: dict) -> pd.DataFrame:
+    """Per winning rule, its runs right / wrong by source and the runs it was wrong on (label:run),
+    over every run but the set-aside test (real cases: the paste only, not its renderings)."""
+    ds = oof["ds"]
+    real = ds.mask("real")
+    keep = ~(real & ds.mask(split="test")) & ~(real & ~ds.mask(variant="0"))
+    src, run_ids = ds.labels["source"].to_numpy(), ds.labels["run_id"].to_numpy()
+    hits = pd.DataFrame([(v.rule_id, v.category, src[i], v.category == ds.y[i],
+                          f"{ds.y[i]}:{_short(run_ids[i], src[i])}" if src[i] != "simulated" else "")
+                         for i, v in enumerate(ds.verdicts) if keep[i] and v is not None],
+                        columns=["rule", "category", "source", "right", "wrong_on"])
+    table = hits.groupby(["rule", "category", "source"])["right"].agg(["sum", "count"])
+    table = (table["sum"].astype(str) + "/" + table["count"].astype(str)).unstack("source", fill_value="")
+    wrong = hits[~hits["right"] & (hits["wrong_on"] != "")].groupby(["rule", "category"])["wrong_on"]
+    listed = wrong.agg(lambda ids: " ".join(ids.iloc[:6]) + (f" (+{len(ids) - 6})" if len(ids) > 6 else ""))
+    return table.join(listed).fillna({"wrong_on": ""})
+
+
 def _line(s: dict) -> str:
     cal = s["calibration"]
     at = cal["accuracy_at_0.8"]
@@ -119,6 +145,9 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("oof", type=Path)
     t.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a ModelParams field")
     t.add_argument("--draw", type=int, default=None)
+    r = sub.add_parser("rules", help="per winning rule, right / wrong by source (no set-aside test)")
+    r.add_argument("oof", type=Path)
+    r.add_argument("--wrong-only", action="store_true", help="only the rules wrong somewhere")
     args = ap.parse_args(argv)
 
     if args.command == "dump":
@@ -145,6 +174,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"draw {s}  rules as if unseen: {_line(unseen['combined'])}")
             print(f"draw {s}  rules only {seen['rules_only']['accuracy']:.3f}  "
                   f"model only {seen['model_only']['accuracy']:.3f}")
+    elif args.command == "rules":
+        table = rule_table(oof)
+        if args.wrong_only:
+            table = table[table["wrong_on"] != ""]
+        print("right/fired per source, and the runs a rule was wrong on (label:run; simulated runs counted only)")
+        print(table.to_string())
     else:
         fields = ModelParams.__dataclass_fields__
         overrides = {}

@@ -65,3 +65,31 @@ def test_the_command_line_rejects_an_unknown_setting(dumped, capsys):
     assert "not a ModelParams field" in capsys.readouterr().err
     oof.main(["combine", str(path), "--share", "written=0.6"])
     assert "draw 1  rules as if unseen: accuracy" in capsys.readouterr().out
+
+
+def test_the_rule_table_counts_every_winning_rule_outside_the_test_once(dumped):
+    oof, path = dumped
+    data = pickle.loads(path.read_bytes())
+    ds = data["ds"]
+    table = oof.rule_table(data)
+    fired = {src: 0 for src in table.columns if src != "wrong_on"}
+    right = dict(fired)
+    for src in fired:
+        for cell in table[src]:
+            if cell:
+                r, n = map(int, cell.split("/"))
+                right[src] += r
+                fired[src] += n
+    real, test, v0 = ds.mask("real"), ds.mask(split="test"), ds.mask(variant="0")
+    src = ds.labels["source"].to_numpy()
+    for s in fired:
+        rows = [i for i, v in enumerate(ds.verdicts) if v is not None and src[i] == s
+                and not (real[i] and (test[i] or not v0[i]))]
+        assert fired[s] == len(rows) > 0
+        assert right[s] == sum(ds.verdicts[i].category == ds.y[i] for i in rows)
+    # a rule wrong on a real case names the label and the thread
+    listed = " ".join(table["wrong_on"])
+    wrong_real = [i for i in range(len(ds.y)) if real[i] and v0[i] and not test[i] and ds.verdicts[i] is not None
+                  and ds.verdicts[i].category != ds.y[i]]
+    for i in wrong_real[:3]:
+        assert f"{ds.y[i]}:{ds.labels['run_id'].iat[i].split('/')[-2]}" in listed
