@@ -1,12 +1,14 @@
 """A log pasted by hand, back to what the program printed (``logml predict`` on a plain-text file).
 
 Issue threads wrap a log in markdown, indent it, hard-wrap it at a console's width, and, from a
-notebook (Jupyter, AI Studio), print its traceback the IPython way. ``Unpaster`` undoes each of these
+notebook (Jupyter, AI Studio), print its traceback the IPython way; a log copied out of a web page's
+source or an API that escapes HTML has its quotes and brackets as entities. ``Unpaster`` undoes each of these
 chunk by chunk, before the normalizer reads the lines, and keeps every line's own number so evidence
 cites the file as given.
 """
 from __future__ import annotations
 
+import html
 import re
 
 
@@ -26,7 +28,10 @@ class Unpaster:
     indented code block's, not a traceback frame's two spaces) is removed from every line. A paste
     hard-wrapped at a fixed width (a console copy; see _wrap_width) has its cut lines joined again,
     or a traceback line cut in two matches no signature. A traceback IPython printed is printed
-    again as Python prints it (see reprint_notebook_tracebacks). Docker and CRI files are a node's own
+    again as Python prints it (see reprint_notebook_tracebacks). HTML entities (``&quot;``, ``&#39;``,
+    ``&gt;`` ...) are decoded when the first chunk has one (few programs print one, and decoding it
+    changes nothing a rule looks for): a rule reads ``No module named 'cv2'``, never ``No module
+    named &#39;cv2&#39;``. Docker and CRI files are a node's own
     output and are never unpasted, nor is a log too big to be a paste (one that is skimmed), nor
     anything the nightly ingest reads."""
 
@@ -43,6 +48,7 @@ class Unpaster:
         self.indent = ""
         self.width = 0
         self.code_fenced = False  # the fences hold the job's code, the log was pasted outside them
+        self.escaped = False      # the paste came HTML-escaped
 
     @staticmethod
     def _log_outside_code_fences(lines: list[str], fences: set[int]) -> bool:
@@ -58,8 +64,12 @@ class Unpaster:
 
     def feed(self, chunk):
         from dataclasses import replace
-        lines = chunk.lines
         first, self.first = self.first, False
+        if first:
+            self.escaped = _ENTITY.search("\n".join(chunk.lines)) is not None
+        if self.escaped:
+            chunk = replace(chunk, lines=[html.unescape(ln) if "&" in ln else ln for ln in chunk.lines])
+        lines = chunk.lines
         # most files have no fence, prompt, indent or wrap: each is ruled out by one C-level pass
         text = "\n".join(lines)
         fenced = "```" in text or "~~~" in text
@@ -160,6 +170,7 @@ class Unpaster:
 
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\) ?)?(?:[\w.-]+@[\w.-]+(?::[^\n$#]*)?|PS [A-Za-z]:\\[^\n>]*"
                      r"|[A-Za-z]:\\[^\n>]*)[$#>] ?$", re.M)   # user@host:~/dir$ , root@3f2a:/w# , C:\x>
+_ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|#0*3[49]|#x0*2[27]);")
 _UNINDENTED = re.compile(r"^[^ \t\n]", re.M)
 # a line only a program's output has (a traceback, an exception, glog's header), never a script's
 _LOGLIKE = re.compile(r"Traceback \(most recent call last\)|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\s*:|"

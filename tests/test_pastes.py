@@ -108,6 +108,28 @@ def test_a_paste_in_markdown_gets_the_same_verdict(predictions, tmp_path, quote,
         assert all(shift + 1 <= n <= shift + n_lines or quote is _from_a_shell and n == 1 for n in cited), name
 
 
+def test_a_paste_copied_from_a_pages_html_source_gets_the_same_verdict(predictions, tmp_path):
+    """The same pastes with their quotes, brackets and ampersands as HTML entities (a page's source, an
+    API that escapes): the same verdict, confidence and evidence lines."""
+    import html
+    labels, results = predictions
+    escaped = [name for name in labels if html.escape((PASTES / name).read_text()) != (PASTES / name).read_text()]
+    assert len(escaped) >= len(labels) // 2     # most pastes quote a path, a module or a type
+    for name in labels:
+        (tmp_path / name).write_text(html.escape((PASTES / name).read_text(), quote=True))
+    again = _predicted(tmp_path, labels)
+    assert not _changed(results, again, labels, 0.005)
+    for name in escaped:
+        assert [ev["line"] for ev in again[name]["evidence"]] == [ev["line"] for ev in results[name]["evidence"]], name
+
+
+def test_entities_are_decoded_only_in_an_escaped_paste():
+    assert _unpasted(["ModuleNotFoundError: No module named &#39;cv2&#39;", "a &gt; b"]) == \
+        ["ModuleNotFoundError: No module named 'cv2'", "a > b"]
+    plain = ["wget 'http://host/a?x=1&y=2'", "if a && b; then"]
+    assert _unpasted(plain) == plain
+
+
 def _unpasted(lines: list[str]) -> list[str]:
     """The lines as the Unpaster gives them to the normalizer (one chunk, the first)."""
     from pipeline.paste import Unpaster
