@@ -31,7 +31,9 @@ class Unpaster:
     again as Python prints it (see reprint_notebook_tracebacks). HTML entities (``&quot;``, ``&#39;``,
     ``&gt;`` ...) are decoded when the first chunk has one (few programs print one, and decoding it
     changes nothing a rule looks for): a rule reads ``No module named 'cv2'``, never ``No module
-    named &#39;cv2&#39;``. Docker and CRI files are a node's own
+    named &#39;cv2&#39;``. The RFC 3339 timestamp ``docker logs -t`` and ``kubectl logs --timestamps``
+    put before every line is the line's envelope timestamp, as in a Docker or CRI file, not its
+    text. Docker and CRI files are a node's own
     output and are never unpasted, nor is a log too big to be a paste (one that is skimmed), nor
     anything the nightly ingest reads."""
 
@@ -49,6 +51,7 @@ class Unpaster:
         self.width = 0
         self.code_fenced = False  # the fences hold the job's code, the log was pasted outside them
         self.escaped = False      # the paste came HTML-escaped
+        self.stamped = False      # every line starts with the runtime's timestamp (docker logs -t)
 
     @staticmethod
     def _log_outside_code_fences(lines: list[str], fences: set[int]) -> bool:
@@ -69,6 +72,11 @@ class Unpaster:
             self.escaped = _ENTITY.search("\n".join(chunk.lines)) is not None
         if self.escaped:
             chunk = replace(chunk, lines=[html.unescape(ln) if "&" in ln else ln for ln in chunk.lines])
+        if first:
+            written = [ln for ln in chunk.lines if ln.strip()]
+            self.stamped = len(written) >= 3 and sum(1 for ln in written if _STAMP.match(ln)) >= 0.95 * len(written)
+        if self.stamped:
+            chunk = self._unstamped(chunk)
         lines = chunk.lines
         # most files have no fence, prompt, indent or wrap: each is ruled out by one C-level pass
         text = "\n".join(lines)
@@ -116,6 +124,17 @@ class Unpaster:
         return replace(chunk, lines=joined, line_nos=pick(chunk.line_nos),
                        ts=pick(chunk.ts), streams=pick(chunk.streams), end_offsets=pick(chunk.end_offsets, -1),
                        end_lines=pick(chunk.end_lines, -1))
+
+    @staticmethod
+    def _unstamped(chunk):
+        """The lines without the runtime's timestamp, which becomes their envelope timestamp."""
+        from dataclasses import replace
+        lines, ts = list(chunk.lines), list(chunk.ts) if chunk.ts else [None] * len(chunk.lines)
+        for i, line in enumerate(lines):
+            m = _STAMP.match(line)
+            if m:
+                lines[i], ts[i] = line[m.end():], ts[i] or m.group(1)
+        return replace(chunk, lines=lines, ts=ts)
 
     @staticmethod
     def _continued(line: str, after: str, width: int) -> bool:
@@ -170,6 +189,7 @@ class Unpaster:
 
 _PROMPT = re.compile(r"^[ \t]*(?:\([\w.-]+\) ?)?(?:[\w.-]+@[\w.-]+(?::[^\n$#]*)?|PS [A-Za-z]:\\[^\n>]*"
                      r"|[A-Za-z]:\\[^\n>]*)[$#>] ?$", re.M)   # user@host:~/dir$ , root@3f2a:/w# , C:\x>
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")   # RFC 3339, a space
 _ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|#0*3[49]|#x0*2[27]);")
 _UNINDENTED = re.compile(r"^[^ \t\n]", re.M)
 # a line only a program's output has (a traceback, an exception, glog's header), never a script's

@@ -123,6 +123,33 @@ def test_a_paste_copied_from_a_pages_html_source_gets_the_same_verdict(predictio
         assert [ev["line"] for ev in again[name]["evidence"]] == [ev["line"] for ev in results[name]["evidence"]], name
 
 
+def test_a_paste_from_docker_logs_t_gets_the_same_verdict(predictions, tmp_path):
+    """The same pastes as `docker logs -t` / `kubectl logs --timestamps` print them, an RFC 3339
+    timestamp before every line: the timestamp is the envelope's, the verdict the paste's own."""
+    labels, results = predictions
+    for name in labels:
+        lines = (PASTES / name).read_text().splitlines()
+        (tmp_path / name).write_text("".join(f"2026-11-03T10:12:{i % 60:02d}.{123456789 + i}Z {line}\n"
+                                             for i, line in enumerate(lines)))
+    again = _predicted(tmp_path, labels)
+    assert not _changed(results, again, labels, 0.05)
+    for name in labels:
+        assert [ev["line"] for ev in again[name]["evidence"]] == [ev["line"] for ev in results[name]["evidence"]], name
+        assert not any(ev["text"].startswith("2026-11-03T") for ev in again[name]["evidence"]), name
+
+
+def test_only_a_paste_stamped_on_every_line_loses_its_timestamps():
+    stamped = ["2026-11-03T10:12:01.5Z Traceback (most recent call last):",
+               '2026-11-03T10:12:01.5Z   File "train.py", line 3, in <module>',
+               "2026-11-03T10:12:01.6Z ValueError: bad"]
+    assert _unpasted(stamped) == ["Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+                                  "ValueError: bad"]
+    # a program's own ISO header on some lines is its text
+    mixed = ["2026-11-03T10:12:01Z INFO start", "Traceback (most recent call last):", "  File \"x.py\", line 1",
+             "KeyError: 'a'"]
+    assert _unpasted(mixed) == mixed
+
+
 def test_entities_are_decoded_only_in_an_escaped_paste():
     assert _unpasted(["ModuleNotFoundError: No module named &#39;cv2&#39;", "a &gt; b"]) == \
         ["ModuleNotFoundError: No module named 'cv2'", "a > b"]
