@@ -2,9 +2,9 @@
 
 Issue threads wrap a log in markdown, indent it, hard-wrap it at a console's width, and, from a
 notebook (Jupyter, AI Studio), print its traceback the IPython way; a log copied out of a web page's
-source or an API that escapes HTML has its quotes and brackets as entities. ``Unpaster`` undoes each of these
-chunk by chunk, before the normalizer reads the lines, and keeps every line's own number so evidence
-cites the file as given.
+source has its quotes as HTML entities, one from ``docker logs -t`` a timestamp before every line.
+``Unpaster`` undoes each of these chunk by chunk, before the normalizer reads the lines, and keeps
+every line's own number so evidence cites the file as given.
 """
 from __future__ import annotations
 
@@ -32,10 +32,9 @@ class Unpaster:
     ``&gt;`` ...) are decoded when the first chunk has one (few programs print one, and decoding it
     changes nothing a rule looks for): a rule reads ``No module named 'cv2'``, never ``No module
     named &#39;cv2&#39;``. The RFC 3339 timestamp ``docker logs -t`` and ``kubectl logs --timestamps``
-    put before every line is the line's envelope timestamp, as in a Docker or CRI file, not its
-    text. Docker and CRI files are a node's own
-    output and are never unpasted, nor is a log too big to be a paste (one that is skimmed), nor
-    anything the nightly ingest reads."""
+    put before every line becomes the line's envelope timestamp, as in a Docker or CRI file. Docker
+    and CRI files are a node's own output and are never unpasted, nor is a log too big to be a paste
+    (one that is skimmed), nor anything the nightly ingest reads."""
 
     FENCE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})[\w+.#-]*[ \t]*$")
     MIN_INDENT = 3
