@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 
 
 class Unpaster:
@@ -65,15 +66,13 @@ class Unpaster:
         return not any(map(_LOGLIKE.search, inside)) and any(map(_LOGLIKE.search, outside))
 
     def feed(self, chunk):
-        from dataclasses import replace
         first, self.first = self.first, False
-        if first:
+        if first:   # the stamp: the first thousand lines decide (a Python loop over a chunk costs 50 ms)
             self.escaped = _ENTITY.search("\n".join(chunk.lines)) is not None
-        if self.escaped:
-            chunk = replace(chunk, lines=[html.unescape(ln) if "&" in ln else ln for ln in chunk.lines])
-        if first:   # the first thousand lines decide (a Python loop over a whole chunk costs 50 ms)
             written = [ln for ln in chunk.lines[:1000] if ln.strip()]
             self.stamped = len(written) >= 3 and sum(1 for ln in written if _STAMP.match(ln)) >= 0.95 * len(written)
+        if self.escaped:
+            chunk = replace(chunk, lines=[html.unescape(ln) if "&" in ln else ln for ln in chunk.lines])
         if self.stamped:
             chunk = self._unstamped(chunk)
         lines = chunk.lines
@@ -127,7 +126,6 @@ class Unpaster:
     @staticmethod
     def _unstamped(chunk):
         """The lines without the runtime's timestamp, which becomes their envelope timestamp."""
-        from dataclasses import replace
         lines, ts = list(chunk.lines), list(chunk.ts) if chunk.ts else [None] * len(chunk.lines)
         for i, line in enumerate(lines):
             m = _STAMP.match(line)
