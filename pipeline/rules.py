@@ -77,12 +77,14 @@ ENDED_WELL = re.compile(
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
     r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
-    r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b")
+    r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
+    r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b")
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
 # means the connection was retried and the job went on (rules' progress_survives)
 PROGRESS = re.compile(
     r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|"
-    r"\bSucc (?:request|predict|process)|\" 200\b")   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
+    r"\bSucc (?:request|predict|process)|\" 200\b|"   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
+    r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed (a shell's "<pid> Killed <command>"), an error said in so many words

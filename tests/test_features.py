@@ -104,6 +104,22 @@ def test_an_error_in_a_run_that_exited_0_was_survived():
     assert f.record().keys() == {"doc", "focus", "context", "rules", "meta"}
 
 
+def test_a_caught_oom_with_work_counters_and_a_wrapper_saying_status_0_was_survived():
+    """A job that catches an OOM, goes on counting its work ("[120/240] tile") and whose wrapper says it
+    finished with status 0 went on from the error: the OOM is not how it ended."""
+    oom = ["ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 4.500000GB memory on GPU 0.",
+           " (at /paddle/paddle/fluid/memory/allocation/cuda_allocator.cc:86)"]
+    work = [f"[{i}/240] tile_{i:04d}.tif 2048x2048 0.70s" for i in range(100, 241, 20)]
+    f = feats([*oom, *work, "Class pixel ratio: water 0.081, forest 0.337", "+ echo 'job finished with status 0'",
+               "job finished with status 0"])
+    assert {"error_survived", "ended_well"} <= set(f.context.split()) and "ResourceExhausted" not in f.focus
+    # without the counters the job is not seen going on from the OOM; a wrapper saying status 1 is no good end
+    assert "ResourceExhausted" in feats([*oom, "job finished with status 0"]).focus
+    failed = feats([*oom, *work, "job finished with status 1"])
+    assert "ended_well" not in failed.context.split() and "ResourceExhausted" in failed.focus
+    assert "ended_well" in feats(["worker exited with code 0"]).context.split()
+
+
 def test_device_facts_compare_what_regexes_cannot():
     from pipeline.features import version_facts
     assert version_facts("Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.1, "
