@@ -954,6 +954,7 @@ def innermost_frame(text: str) -> str:
 _STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*\$\?["\']?\s*$')
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
+_SHELL_KILLED = re.compile(r"^\s*(?:Killed|已杀死)\s*$")
 
 
 # Slurm's word on a job: sacct's row of the job itself (State, ExitCode "code:signal") or srun's line
@@ -977,6 +978,10 @@ def shell_status(messages) -> int | None:
         if "$?" in line and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
             said = _STATUS_SAID.match(msgs[i + 1])
             if said:
+                # the shell's "Killed" just before: the run died of SIGKILL, and a 0 is a pipe's last
+                # command's (`python train.py | tee log`)
+                if int(said.group(1)) == 0 and any(_SHELL_KILLED.match(m) for m in msgs[max(0, i - 3):i]):
+                    return 137
                 return int(said.group(1))
         if ":" in line:
             job = _SACCT_JOB.match(line)

@@ -619,6 +619,9 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     asked = ["(det) root@4090-box:~/PaddleDetection# echo $?"]
     assert shell_status([*crash, *asked, "0"]) == 0 and shell_status(['$ echo "exit=$?"', "exit=139"]) == 139
     assert shell_status(["echo $? is what I ran", "0"]) is None and shell_status(["Epoch 3", "0"]) is None
+    # the shell's "Killed" just before: a 0 is the pipe's last command's (`train.py | tee log`), the run was SIGKILLed
+    loading = ["loaded 600/1024 files, rss=50.6GB", "Killed", "[work@gpu05 PaddleRec]$ echo $?"]
+    assert shell_status([*loading, "0"]) == 137 and shell_status([*loading[:1], *loading[2:], "0"]) == 0
     assert RS.match(events([*crash, *asked, "0"])) is None                    # a traceback it survived
     assert verdict([*crash, *asked, "1"]).category == "cuda_lib_missing"
     healthy = ["[2024/05/27 15:02:10] ppocr INFO: epoch: [3/3], global_step: 300, loss: 0.41"]
@@ -1193,3 +1196,12 @@ def test_a_pod_no_node_has_a_gpu_for_is_a_gpu_not_visible_unless_it_was_placed_l
     assert v is None or v.category != "gpu_not_visible"
     v = RS.match(events(["0/6 nodes are available: 6 Insufficient cpu."]), FAILED)
     assert v is None or v.category != "gpu_not_visible"
+
+
+def test_the_host_allocators_own_words_outrank_a_gpu_out_of_memory_said_in_prose():
+    """Paddle's CPU allocator ("Fail to alloc memory of N size, error code is 12": ENOMEM) names the host,
+    whatever a person pasting the log wrote about a bigger GPU."""
+    log = ["MemoryError: (ResourceExhausted) Fail to alloc memory of 3571875840 size, error code is 12.",
+           'Question from our on-call: "ResourceExhaustedError ... out of memory" - do we need a bigger GPU?']
+    assert verdict(log).category == "host_oom"
+    assert verdict(log[1:]).category == "gpu_oom"
