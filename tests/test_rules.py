@@ -1205,3 +1205,15 @@ def test_the_host_allocators_own_words_outrank_a_gpu_out_of_memory_said_in_prose
            'Question from our on-call: "ResourceExhaustedError ... out of memory" - do we need a bigger GPU?']
     assert verdict(log).category == "host_oom"
     assert verdict(log[1:]).category == "gpu_oom"
+
+
+def test_a_client_refused_by_a_server_on_its_own_host_is_the_consequence_of_why_the_server_died():
+    served = ["serving: error while loading shared libraries: libcrypto.so.10: cannot open shared object file: "
+              "No such file or directory"]
+    refused = ["E0412 10:22:08.514770 61958 socket.cpp:2256] Fail to connect SocketId=8589934592@127.0.0.1:9293: "
+               "Connection refused", "AttributeError: 'NoneType' object has no attribute 'get'"]
+    assert verdict([*served, *refused]).category == "system_lib_missing"
+    assert verdict(refused).category == "distributed_comm_failure"
+    # a trainer refused by a parameter server on another host is the failure itself
+    remote = [refused[0].replace("127.0.0.1", "10.0.0.7"), refused[1]]
+    assert verdict([*served, *remote]).category == "distributed_comm_failure"
