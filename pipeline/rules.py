@@ -1026,13 +1026,15 @@ def with_shell_status(events, meta: Mapping[str, Any] | None) -> Mapping[str, An
 
 
 def ignored_exception_rows(messages, kinds) -> frozenset[int]:
-    """Rows of the exceptions Python ignored: "Exception ignored in: <function X.__del__>" and the
-    traceback after it. Raised in a destructor or at interpreter exit, they are printed and never end
-    a run (a DataLoader's teardown after a finished training is the usual one)."""
+    """Rows of the exceptions Python ignored: "Exception ignored in: <function X.__del__>" or
+    "--- Logging error ---", and the traceback after it. Raised in a destructor, at interpreter exit
+    or inside a logging handler (a full /tmp under a FileHandler, a console that cannot encode the
+    message), they are printed and never end a run: the logging module swallows its own errors."""
     msgs, kinds = list(messages), list(kinds)
     rows: set[int] = set()
     for i, m in enumerate(msgs):
-        if isinstance(m, str) and "Exception ignored" in m and m.lstrip().startswith("Exception ignored in"):
+        if isinstance(m, str) and ("Exception ignored" in m and m.lstrip().startswith("Exception ignored in")
+                                   or m.strip() == "--- Logging error ---"):
             rows.add(i)
             kind = kinds[i + 1] if i + 1 < len(msgs) else None
             if kind in FAILURE_KINDS:

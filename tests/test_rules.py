@@ -397,6 +397,22 @@ def test_an_exception_python_ignored_in_a_destructor_is_no_failure():
     assert run_failed(raised, {}) and not run_succeeded(raised, {})
 
 
+def test_an_error_the_logging_module_swallowed_is_no_failure():
+    """ "--- Logging error ---": a handler failed to write (a full /tmp under a FileHandler, a GBK console
+    that cannot encode a message); logging prints the traceback and the job goes on."""
+    from pipeline.rules import run_failed
+    swallowed = ["--- Logging error ---", "Traceback (most recent call last):",
+                 '  File "/usr/lib/python3.8/logging/__init__.py", line 1085, in emit', "    self.flush()",
+                 "OSError: [Errno 28] No space left on device", "Call stack:",
+                 '  File "train.py", line 203, in main', "    logger.info(msg)",
+                 "Message: 'epoch 6 done, test acc 0.7468'", "Arguments: ()"]
+    steps = [f"[2022-11-08 01:1{k}:07] INFO epoch 6 step {k}00/781 loss 0.83 acc 0.71" for k in range(1, 5)]
+    ev = events(steps[:2] + swallowed + steps[2:])
+    assert RS.match(ev, {}) is None and not run_failed(ev, {})
+    # the same traceback without logging's header is what the job died of
+    assert verdict(steps[:2] + swallowed[1:]).category == "disk_full"
+
+
 def test_a_connection_refused_at_start_then_the_job_going_on_was_survived():
     """A parameter server's or a local server's connection refused while it started, retried: the job went on."""
     refused = ["E0411 14:26:09.134019 30188 socket.cpp:2425] Fail to connect SocketId=8589934592@127.0.0.1:9293: "
