@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import ENDED_WELL, progressed_after, with_shell_status, without_ignored
+from pipeline.rules import FAILURE_KINDS, ended_well, progressed_after, with_shell_status, without_ignored
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -310,11 +310,11 @@ def _is_error_event(level, kind, message: str) -> bool:
     return level != "WARNING" and ERRORISH.search(_ZERO_FAILURES.sub("", message or "")) is not None
 
 
-def _went_on_from(messages: Sequence[str], pos: int) -> bool:
+def _went_on_from(messages: Sequence[str], pos: int, after_failure: bool) -> bool:
     """After the error at ``pos`` the run printed its progress and then said it finished: it went on from
     that error (a batch-size probe's OOM retried smaller, a download retried), like a rule's progress_survives."""
     n = len(messages)
-    return any(ENDED_WELL.search(messages[i] or "") for i in range(max(pos + 1, n - 5), n)) \
+    return any(ended_well(messages[i] or "", after_failure) for i in range(max(pos + 1, n - 5), n)) \
         and progressed_after(messages, pos)
 
 
@@ -325,7 +325,9 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     n = len(messages)
     kinds, levels = without_ignored(messages, kinds, levels)   # a destructor's exception is no error of the run
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
-    survived = last_err is not None and not known_failed and _went_on_from(messages, last_err)
+    # a traceback, not an error line: what a check after it says passed is not the job's end
+    after_failure = last_err is not None and kinds[last_err] in FAILURE_KINDS
+    survived = last_err is not None and not known_failed and _went_on_from(messages, last_err, after_failure)
     if survived:   # the run's focus is how it ended, as for a run without errors
         last_err = None
     # the last error and what the run printed after it (a shutdown line, a launcher's summary); with
@@ -355,8 +357,8 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.extend(version_facts(blob))
     tokens.append("error_survived" if survived else "no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
-    if not known_failed and any(ENDED_WELL.search(messages[i] or "") for i in range(max(0, n - 5), n)
-                                if last_err is None or i > last_err):
+    if not known_failed and any(ended_well(messages[i] or "", after_failure)
+                                for i in range(max(0, n - 5), n) if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
         tokens.append("tiny_log")

@@ -79,6 +79,16 @@ ENDED_WELL = re.compile(
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b")
+# what a check run after a failure says of the installation, not of the job: a paste that goes on from
+# the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
+CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")
+
+
+def ended_well(message: str, after_failure: bool = False) -> bool:
+    """The line says the run did its work; after a failure, a passed installation check does not."""
+    return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None
+
+
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
 # means the connection was retried and the job went on (rules' progress_survives)
 PROGRESS = re.compile(
@@ -1088,13 +1098,15 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
     msgs = list(events["message"]) if "message" in events.columns else []
     kinds = list(events["kind"]) if "kind" in events.columns else [None] * len(msgs)
     ignored = ignored_exception_rows(msgs, kinds)   # a destructor's exception at exit is no end of the run
-    kept = [i for i in range(len(msgs)) if i not in ignored][-SUCCESS_TAIL:]
-    for m, kind in ((msgs[i], kinds[i]) for i in reversed(kept)):
+    kept = [i for i in range(len(msgs)) if i not in ignored]
+    first_failure = next((i for i in kept if kinds[i] in FAILURE_KINDS), len(msgs))
+    for i in reversed(kept[-SUCCESS_TAIL:]):
+        m, kind = msgs[i], kinds[i]
         if kind in FAILURE_KINDS:   # a traceback after the last good word (its exception line maybe cut)
             return False
         if not isinstance(m, str):
             continue
-        if ENDED_WELL.search(m):
+        if ended_well(m, after_failure=i > first_failure):
             return True
         if _ENDS_FAILED.search(m):
             return False

@@ -55,6 +55,11 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     died = feats(["Predict time of ./imgs/11.jpg: 0.063s", "Traceback (most recent call last):",
                   '  File "infer.py", line 9, in <module>', "KeyError: 'boxes'"])
     assert "ended_well" not in died.context.split()
+    # nor an installation check pasted after the traceback; the check alone ended well
+    check = ["PaddlePaddle works well on 1 GPU.", "PaddlePaddle is installed successfully! Let's start deep learning."]
+    tb = ["Traceback (most recent call last):", '  File "infer.py", line 9, in <module>', "KeyError: 'boxes'"]
+    assert "ended_well" not in feats(tb + check).context.split()
+    assert "ended_well" in feats(check).context.split()
     # nor in a run its exit status, or its last line, says failed
     results = ["Predict time of ./imgs/11.jpg: 0.063s", "Predict time of ./imgs/12.jpg: 0.061s"]
     assert "ended_well" not in feats(results, {"exit_code": 1}).context.split()

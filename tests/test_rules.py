@@ -397,6 +397,24 @@ def test_an_exception_python_ignored_in_a_destructor_is_no_failure():
     assert run_failed(raised, {}) and not run_succeeded(raised, {})
 
 
+def test_an_installation_check_pasted_after_the_traceback_is_not_the_job_ending_well():
+    """A paste that goes on from the job's traceback to `paddle.utils.run_check()` (or to `pip install` of
+    the fix): what passed is the installation, the job still failed."""
+    from pipeline.rules import run_succeeded
+    failed = ["Traceback (most recent call last):", '  File "C:\\\\work\\\\prepare_and_train.py", line 61, in load_all',
+              "    X = np.zeros((len(paths), 3, size, size), dtype=np.float32)",
+              "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 22.0 GiB for an array with shape "
+              "(120000, 3, 128, 128) and data type float32"]
+    check = ["Running verify PaddlePaddle program ...", "PaddlePaddle works well on 1 GPU.",
+             "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now."]
+    assert not run_succeeded(events(failed + check), {})
+    assert verdict(failed + check).category == "host_oom"
+    assert not run_succeeded(events(failed + ["Successfully installed numpy-1.26.4"]), {})
+    # the check alone ended well, and so does a job whose own last words say so after a traceback it survived
+    assert run_succeeded(events(check), {})
+    assert run_succeeded(events(failed + ["[2023-09-02 10:20:11] training finished, model saved to ./output"]), {})
+
+
 def test_an_error_the_logging_module_swallowed_is_no_failure():
     """ "--- Logging error ---": a handler failed to write (a full /tmp under a FileHandler, a GBK console
     that cannot encode a message); logging prints the traceback and the job goes on."""
