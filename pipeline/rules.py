@@ -72,7 +72,7 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
-    r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*$|"
+    r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
     r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
@@ -92,7 +92,7 @@ def ended_well(message: str, after_failure: bool = False) -> bool:
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
 # means the connection was retried and the job went on (rules' progress_survives)
 PROGRESS = re.compile(
-    r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|"
+    r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|\bloss\s+-?\d+\.\d|"
     r"\bSucc (?:request|predict|process)|\" 200\b|"   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
     r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3

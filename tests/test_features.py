@@ -124,6 +124,18 @@ def test_a_caught_oom_with_work_counters_and_a_wrapper_saying_status_0_was_survi
     assert "ended_well" not in failed.context.split() and "ResourceExhausted" in failed.focus
     assert "ended_well" in feats(["worker exited with code 0"]).context.split()
 
+def test_a_batch_size_probe_oom_then_loss_lines_and_a_banner_saying_exit_0_was_survived():
+    """Loss printed without a colon ("ep 1 it 25/125 loss 5.1021") is progress, and a wrapper's banner
+    that closes on "exit 0 =====" is a good end: the probe's OOM is not how the run ended."""
+    oom = ["ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 3.375000GB memory on GPU 0.",
+           " (at /paddle/paddle/fluid/memory/allocation/cuda_allocator.cc:95)"]
+    steps = [f"[02:1{k}:02] INFO  finetune_vit.py:277  ep 1 it {k}/125 loss 5.10{k} lr 5.0e-05 ips 34.3" for k in range(1, 5)]
+    end = "===== job 58213 finished Thu Sep 14 02:56:33 CST 2023, exit 0 ====="
+    f = feats([*oom, *steps, end])
+    assert {"error_survived", "ended_well"} <= set(f.context.split()) and "ResourceExhausted" not in f.focus
+    assert "ended_well" not in feats([*oom, *steps, end.replace("exit 0", "exit 1")]).context.split()
+
+
 
 def test_device_facts_compare_what_regexes_cannot():
     from pipeline.features import version_facts
