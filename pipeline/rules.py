@@ -66,7 +66,7 @@ SUCCESS_TAIL = 5
 # a trainer's final metrics block, a classifier's top-k, a predictor's timing): the end of a paste with no
 # exit status (rules' unless_succeeded, and the model's ended_well token)
 ENDED_WELL = re.compile(
-    r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*) "
+    r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*|export) "
     r"(?:is )?(?:finished|completed|done)|训练完成|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
     r"Successfully (?:saved|exported|installed)|done, time cost|Predict time of|predict total time|"
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
@@ -78,7 +78,8 @@ ENDED_WELL = re.compile(
     r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
-    r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b")
+    r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
+    r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)")
 # what a check run after a failure says of the installation, not of the job: a paste that goes on from
 # the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")

@@ -134,6 +134,10 @@ def test_a_batch_size_probe_oom_then_loss_lines_and_a_banner_saying_exit_0_was_s
     f = feats([*oom, *steps, end])
     assert {"error_survived", "ended_well"} <= set(f.context.split()) and "ResourceExhausted" not in f.focus
     assert "ended_well" not in feats([*oom, *steps, end.replace("exit 0", "exit 1")]).context.split()
+    # an export said done, a wall-clock duration said finished
+    for done in ("[finetune_det] 2024-05-30 15:46:49 INFO  export done: model.pdmodel, model.pdiparams",
+                 "[finetune_det] 2024-05-30 15:46:49 INFO  finished in 2:46:08", "Done in 35.2s"):
+        assert {"error_survived", "ended_well"} <= set(feats([*oom, *steps, done]).context.split()), done
 
 
 
