@@ -961,8 +961,9 @@ def innermost_frame(text: str) -> str:
     return frame_location(frames[-1])
 
 
-# a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`), then the status
-_STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*\$\?["\']?\s*$')
+# a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`, Windows cmd's
+# `echo %errorlevel%`, PowerShell's `echo $LASTEXITCODE`), then the status
+_STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*(?:\$\?|%errorlevel%|\$LASTEXITCODE)["\']?\s*$', re.I)
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
 _SHELL_KILLED = re.compile(r"^\s*(?:Killed|已杀死)\s*$")
@@ -986,7 +987,7 @@ def shell_status(messages) -> int | None:
     msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
     for i in range(len(msgs) - 1, -1, -1):
         line = msgs[i]
-        if "$?" in line and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
+        if ("$" in line or "%" in line) and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
             said = _STATUS_SAID.match(msgs[i + 1])
             if said:
                 # the shell's "Killed" just before: the run died of SIGKILL, and a 0 is a pipe's last
