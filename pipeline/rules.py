@@ -85,9 +85,14 @@ ENDED_WELL = re.compile(
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")
 
 
+# the same line naming a nonzero exit ("done in 216.8s, exit 3")
+_NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: code| status)?\s*[=:]?\s*-?[1-9]\d*\b|Exited \([1-9]\d*\)")
+
+
 def ended_well(message: str, after_failure: bool = False) -> bool:
     """The line says the run did its work; after a failure, a passed installation check does not."""
-    return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None
+    return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None \
+        and not _NONZERO_EXIT.search(message)
 
 
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it

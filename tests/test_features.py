@@ -138,6 +138,7 @@ def test_a_batch_size_probe_oom_then_loss_lines_and_a_banner_saying_exit_0_was_s
     for done in ("[finetune_det] 2024-05-30 15:46:49 INFO  export done: model.pdmodel, model.pdiparams",
                  "[finetune_det] 2024-05-30 15:46:49 INFO  finished in 2:46:08", "Done in 35.2s"):
         assert {"error_survived", "ended_well"} <= set(feats([*oom, *steps, done]).context.split()), done
+    assert "ended_well" not in feats([*oom, *steps, "Done in 35.2s, exit 3"]).context.split()
 
 
 
