@@ -252,10 +252,12 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
-                                           known_failed=ds.features[i].known_failed))
+                                           known_failed=ds.features[i].known_failed,
+                                           ended_well=ds.features[i].ended_well))
         else:
             out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,
-                                           proba_text=probas.no_rules[i], known_failed=ds.features[i].known_failed))
+                                           proba_text=probas.no_rules[i], known_failed=ds.features[i].known_failed,
+                                           ended_well=ds.features[i].ended_well))
     return out
 
 

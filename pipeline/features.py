@@ -40,7 +40,7 @@ ML_STACK = re.compile(
     r"(?i)paddle|fluid|\bcuda|cudnn|cublas|nccl|\bgpu|nvidia|python|\.py\b|traceback|tensor|numpy|\bpip\b|conda|"
     r"\bimport\b|torch|predictor|\.pd(?:model|params|iparams)\b|\binference\b|dataloader|\bepoch\b|phi::|"
     r"lib\w+\.so|\.so\.\d|\bdll\b|site-packages|onnx|tensorrt|\bmodel\b|\btrain(?:ing|er)?\b|\bloss\b|batch_size|"
-    r"learning.rate|\bckpt\b|optimi[sz]er|\bbackward\b|\baccuracy\b|飞桨|模型|训练"
+    r"learning.rate|\bckpt\b|optimi[sz]er|\bbackward\b|\baccuracy\b|Average (?:Precision|Recall)|\bmAP\b|飞桨|模型|训练"
 )
 FOREIGN_MIN_EVENTS = 16   # a short paste may be an ML job's last lines: only a longer log is judged foreign
 HEAD_EVENTS = 200         # and its first events, where banners and the command line are
@@ -85,6 +85,7 @@ class RunFeatures:
     focus_lines: list[int] = field(default_factory=list)   # line numbers of the focus events
     foreign: bool = False   # a log of some length with no sign of an ML job (ML_STACK): not a model input
     known_failed: bool = False   # its metadata or last lines say it failed (said_failed): never `no_failure`
+    ended_well: bool = False     # its exit status or its last lines say it ended well (the ended_well token)
 
     def record(self) -> dict[str, str]:
         """The text columns the classifier reads (model.frame builds the same for training)."""
@@ -159,7 +160,8 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
                and not ML_STACK.search("\n".join(texts[:HEAD_EVENTS])))
     return RunFeatures(doc=shape_text(doc), rules=" ".join(rule_hits), meta=meta_tokens(meta),
                        evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
-                       focus_lines=focus_lines, foreign=foreign, known_failed=known_failed)
+                       focus_lines=focus_lines, foreign=foreign, known_failed=known_failed,
+                       ended_well=exit_code(meta) == 0 or "ended_well" in context.split())
 
 
 # ----------------------------------------------------------------------------- context and focus

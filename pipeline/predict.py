@@ -62,7 +62,7 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
 
 def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
             combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9,
-            foreign: bool = False, proba_text=None, known_failed: bool = False) -> Verdict:
+            foreign: bool = False, proba_text=None, known_failed: bool = False, ended_well: bool = False) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
     rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
@@ -70,9 +70,10 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     model_only: the model's top class (its raw probability as the confidence).
     combined:   the calibrated ``Combiner`` over both; where no rule fired, the text expert's
                 probabilities (``proba_text``, the model without rule tokens) decide. Below the floor
-                the verdict is ``unknown``, and so is a failure verdict on a ``foreign`` log (no sign
+                the verdict is ``unknown``, and so is the model's verdict on a ``foreign`` log (no sign
                 of an ML job and no rule fired, RunFeatures.foreign): the model only knows ML jobs,
-                its guess there means nothing. A run ``known_failed`` (a non-zero exit, OOMKilled) is
+                its guess there means nothing; only ``no_failure`` of a run that said it ``ended_well``
+                (its exit status, its last lines) stands. A run ``known_failed`` (a non-zero exit, OOMKilled) is
                 never called healthy: where ``no_failure`` wins, the verdict is ``unknown``.
     """
     rule_cat = verdict.category if verdict else None
@@ -102,7 +103,7 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
         # the container said it failed; a log that reads healthy does not overrule that
         alts = [a for a in alts if a["category"] not in (UNKNOWN, "no_failure")][:3]
         return Verdict(UNKNOWN, alts[0]["confidence"] if alts else 0.0, source, None, model_cat, model_conf, alts)
-    if conf < combiner.floor or cat == UNKNOWN or (foreign and cat != "no_failure"):
+    if conf < combiner.floor or cat == UNKNOWN or (foreign and not (cat == "no_failure" and ended_well)):
         # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
         alts = [a for a in alts if a["category"] != UNKNOWN][:3]
         return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
@@ -135,7 +136,7 @@ class Predictor:
         proba_text = self.model.predict_proba(record, expert="text") if text else None
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
                           failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None,
-                          proba_text=proba_text, known_failed=feats.known_failed)
+                          proba_text=proba_text, known_failed=feats.known_failed, ended_well=feats.ended_well)
         verdict.expert = "text" if text else "rules"
         verdict.evidence_lines = feats.evidence_lines
         verdict.focus_lines = feats.focus_lines

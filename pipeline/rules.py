@@ -83,8 +83,6 @@ ENDED_WELL = re.compile(
 # what a check run after a failure says of the installation, not of the job: a paste that goes on from
 # the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")
-
-
 # the same line naming a nonzero exit ("done in 216.8s, exit 3")
 _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: code| status)?\s*[=:]?\s*-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 

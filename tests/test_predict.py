@@ -340,6 +340,12 @@ def test_a_log_that_is_no_ml_job_is_not_given_a_cause(tmp_path):
         assert foreign["category"] == "unknown", foreign
         assert foreign["alternatives"], foreign
         assert results[f"paddle-{name}"]["category"] == "system_lib_missing", results[f"paddle-{name}"]
+    # a healthy guess stands only where the run said it ended well (here its exit status)
+    from pipeline.predict import Predictor, read_log_events
+    predictor = Predictor(models)
+    events, _ = read_log_events(str(tmp_path / "proxy.log"))
+    assert predictor.diagnose(events, {"exit_code": 1}).category == "unknown"
+    assert predictor.diagnose(events, {"exit_code": 0}).category == "no_failure"
 
 
 def test_only_a_log_with_no_sign_of_an_ml_job_is_foreign(tmp_path):
@@ -355,6 +361,9 @@ def test_only_a_log_with_no_sign_of_an_ml_job_is_foreign(tmp_path):
     assert foreign(proxy)
     assert not foreign(proxy[:10])                                   # too short to tell
     assert not foreign([f"iter {i}/900, loss: 0.{i:03d}, speed 3.1 it/s" for i in range(40)])
+    # a detector's COCO evaluation (pycocotools' summary) is an ML job's output
+    coco = [f" Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets={k} ] = 0.000" for k in range(20)]
+    assert not foreign(["loading annotations into memory...", "Done (t=0.02s)", *coco])
     assert not foreign(proxy + ["W1130 10:02:00.5 77 init.cc:88] Please NOTE: device: 0, GPU Compute Capability: 8.0"])
 
 
