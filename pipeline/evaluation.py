@@ -245,19 +245,18 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
     out: dict[str, list[Verdict]] = {m: [] for m in MODES}
     classes = probas.classes
     for i in rows:
-        v = ds.verdicts[i]
-        foreign = ds.features[i].foreign and v is None   # see predict.combine
+        v, f = ds.verdicts[i], ds.features[i]
+        foreign = f.foreign and v is None   # see predict.combine
         out["rules_only"].append(combine(v, None, None, "rules_only", failed=bool(ds.failed[i])))
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
-                                           known_failed=ds.features[i].known_failed,
-                                           ended_well=ds.features[i].ended_well))
+                                           known_failed=f.known_failed, ended_well=f.ended_well))
         else:
             out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,
-                                           proba_text=probas.no_rules[i], known_failed=ds.features[i].known_failed,
-                                           ended_well=ds.features[i].ended_well))
+                                           proba_text=probas.no_rules[i], known_failed=f.known_failed,
+                                           ended_well=f.ended_well))
     return out
 
 

@@ -85,7 +85,11 @@ class RunFeatures:
     focus_lines: list[int] = field(default_factory=list)   # line numbers of the focus events
     foreign: bool = False   # a log of some length with no sign of an ML job (ML_STACK): not a model input
     known_failed: bool = False   # its metadata or last lines say it failed (said_failed): never `no_failure`
-    ended_well: bool = False     # its exit status or its last lines say it ended well (the ended_well token)
+
+    @property
+    def ended_well(self) -> bool:
+        """Its exit status (exit_0) or its last lines (the ended_well token) say it ended well."""
+        return "ended_well" in self.context.split() or "exit_0" in self.meta.split()
 
     def record(self) -> dict[str, str]:
         """The text columns the classifier reads (model.frame builds the same for training)."""
@@ -160,8 +164,7 @@ def run_features(events: Mapping, meta: Mapping | None = None, rule_hits: Sequen
                and not ML_STACK.search("\n".join(texts[:HEAD_EVENTS])))
     return RunFeatures(doc=shape_text(doc), rules=" ".join(rule_hits), meta=meta_tokens(meta),
                        evidence_lines=[int(line_nos[i]) for i in keep], focus=shape_text(focus), context=context,
-                       focus_lines=focus_lines, foreign=foreign, known_failed=known_failed,
-                       ended_well=exit_code(meta) == 0 or "ended_well" in context.split())
+                       focus_lines=focus_lines, foreign=foreign, known_failed=known_failed)
 
 
 # ----------------------------------------------------------------------------- context and focus

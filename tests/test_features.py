@@ -124,6 +124,7 @@ def test_a_caught_oom_with_work_counters_and_a_wrapper_saying_status_0_was_survi
     assert "ended_well" not in failed.context.split() and "ResourceExhausted" in failed.focus
     assert "ended_well" in feats(["worker exited with code 0"]).context.split()
 
+
 def test_a_batch_size_probe_oom_then_loss_lines_and_a_banner_saying_exit_0_was_survived():
     """Loss printed without a colon ("ep 1 it 25/125 loss 5.1021") is progress, and a wrapper's banner
     that closes on "exit 0 =====" is a good end: the probe's OOM is not how the run ended."""
@@ -139,7 +140,6 @@ def test_a_batch_size_probe_oom_then_loss_lines_and_a_banner_saying_exit_0_was_s
                  "[finetune_det] 2024-05-30 15:46:49 INFO  finished in 2:46:08", "Done in 35.2s"):
         assert {"error_survived", "ended_well"} <= set(feats([*oom, *steps, done]).context.split()), done
     assert "ended_well" not in feats([*oom, *steps, "Done in 35.2s, exit 3"]).context.split()
-
 
 
 def test_device_facts_compare_what_regexes_cannot():
