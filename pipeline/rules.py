@@ -981,6 +981,10 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 # IDE's "Process finished with exit code", an entrypoint script's, docker compose's, kubectl exec's)
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
                           r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b")
+# a wrapper script's own line on the status, alone on its line ("exit code: 0", "[attempt 2/3] exit code 0",
+# "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
+# /usr/bin/time's "Exit status: 0" is mostly a rerun's, timed to show its memory
+_STATUS_LINE = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?(?:exit|return)[ _-]?code\s*[:=]?\s*(-?\d+)\s*$", re.I)
 
 
 def shell_status(messages) -> int | None:
@@ -1008,8 +1012,9 @@ def shell_status(messages) -> int | None:
             srun = _SRUN_EXITED.search(line)
             if srun:
                 return int(srun.group(1))
-        if "xit" in line or " with " in line:
-            tool = _TOOL_EXITED.search(line)
+        low = line.lower()
+        if "xit" in low or " with " in line or "return" in low:
+            tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line)
             if tool and not _in_last_state(msgs, i):
                 code = int(next(g for g in tool.groups() if g is not None))
                 return 128 - code if code < 0 else code   # the launcher's -9 is a SIGKILL: 137

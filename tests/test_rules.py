@@ -688,6 +688,13 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     # an entrypoint script's, docker compose's or kubectl exec's word on the process it ran
     assert shell_status(["+ echo 'train.sh finished with status 0'", "train.sh finished with status 0"]) == 0
     assert shell_status(["ocr-train-1 exited with code 135"]) == 135
+    # a wrapper's own word on the status, alone on its line; pip's build subprocess' is no run's
+    assert shell_status(["+ echo 'exit code: 0'", "exit code: 0"]) == 0
+    assert shell_status(["[attempt 1/3] exit code 1 -> halving batch_size", "[attempt 2/3] exit code 0"]) == 0
+    assert shell_status(["EXIT_CODE=139"]) == 139 and shell_status(["return code: 2"]) == 2
+    assert shell_status(["  × python setup.py egg_info did not run successfully.", "  │ exit code: 1"]) is None
+    assert shell_status(["the exit code 0 is what I expected"]) is None
+    assert shell_status(["\tMaximum resident set size (kbytes): 1184304", "\tExit status: 0"]) is None
     assert shell_status(["command terminated with exit code 126"]) == 126
     assert shell_status(["  Building wheel for lap (setup.py): finished with status 'done'"]) is None
 
