@@ -252,11 +252,12 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
-                                           known_failed=f.known_failed, ended_well=f.ended_well))
+                                           known_failed=f.known_failed, ended_well=f.ended_well,
+                                           exited_clean=f.exited_clean and v is None))
         else:
             out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,
                                            proba_text=probas.no_rules[i], known_failed=f.known_failed,
-                                           ended_well=f.ended_well))
+                                           ended_well=f.ended_well, exited_clean=f.exited_clean))
     return out
 
 

@@ -91,6 +91,11 @@ class RunFeatures:
         """Its exit status (exit_0) or its last lines (the ended_well token) say it ended well."""
         return "ended_well" in self.context.split() or "exit_0" in self.meta.split()
 
+    @property
+    def exited_clean(self) -> bool:
+        """Its exit status is 0 (exit_0): whatever error it printed, it went on from (error_survived)."""
+        return "exit_0" in self.meta.split()
+
     def record(self) -> dict[str, str]:
         """The text columns the classifier reads (model.frame builds the same for training)."""
         return {"doc": self.doc, "focus": self.focus, "context": self.context, "rules": self.rules, "meta": self.meta}

@@ -62,7 +62,8 @@ def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
 
 def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode: str = "combined",
             combiner: Combiner | None = None, failed: bool = True, rule_confidence: float = 0.9,
-            foreign: bool = False, proba_text=None, known_failed: bool = False, ended_well: bool = False) -> Verdict:
+            foreign: bool = False, proba_text=None, known_failed: bool = False, ended_well: bool = False,
+            exited_clean: bool = False) -> Verdict:
     """One decision from the rule verdict and the model's probabilities.
 
     rules_only: the winning rule, else ``no_failure`` for a run that did not fail and ``unknown``
@@ -74,7 +75,10 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
                 of an ML job and no rule fired, RunFeatures.foreign): the model only knows ML jobs,
                 its guess there means nothing; only ``no_failure`` of a run that said it ``ended_well``
                 (its exit status, its last lines) stands. A run ``known_failed`` (a non-zero exit, OOMKilled) is
-                never called healthy: where ``no_failure`` wins, the verdict is ``unknown``.
+                never called healthy: where ``no_failure`` wins, the verdict is ``unknown``. A run that
+                ``exited_clean`` (exit status 0: it went on from whatever error it printed) with no rule
+                against it had no environment failure: the model's probabilities are conditioned on that
+                (the environment causes taken out), as every such training run was healthy.
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -95,7 +99,13 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     combiner = combiner or Combiner(list(classes))
     if combiner.uses_text(rule_cat, proba_text):
         model_cat, model_conf = ranked(classes, proba_text)[0]
-    final = ranked(classes, combiner.proba(proba, rule_cat, verdict.priority if verdict else None, proba_text))
+    combined = combiner.proba(proba, rule_cat, verdict.priority if verdict else None, proba_text)
+    if exited_clean and rule_cat is None:
+        tax = load_taxonomy()
+        kept = [0.0 if c != UNKNOWN and tax.is_environment(c) else float(p) for c, p in zip(classes, combined)]
+        if sum(kept) > 0:
+            combined = [p / sum(kept) for p in kept]
+    final = ranked(classes, combined)
     cat, conf = final[0]
     alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
     source = "hybrid" if rule_cat == cat == model_cat else ("rule" if rule_cat == cat else "model")
@@ -136,7 +146,8 @@ class Predictor:
         proba_text = self.model.predict_proba(record, expert="text") if text else None
         verdict = combine(rule_verdict, self.model.classes, proba, "combined", self.combiner,
                           failed=run_failed(events, meta), foreign=feats.foreign and rule_verdict is None,
-                          proba_text=proba_text, known_failed=feats.known_failed, ended_well=feats.ended_well)
+                          proba_text=proba_text, known_failed=feats.known_failed, ended_well=feats.ended_well,
+                          exited_clean=feats.exited_clean)
         verdict.expert = "text" if text else "rules"
         verdict.evidence_lines = feats.evidence_lines
         verdict.focus_lines = feats.focus_lines
