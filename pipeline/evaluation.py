@@ -66,7 +66,7 @@ def _fit_predict(ds: Dataset, p: ModelParams, train_idx: np.ndarray, test_idx: n
     on those rows as ``also`` has them: the unseen-rules regime)."""
     X = frame(ds.features)
     labels = ds.labels.iloc[train_idx]
-    pipe = fit_pipeline(ModelParams(**{**p.__dict__, "use_rules": use_rules}), X.iloc[train_idx],
+    pipe = fit_pipeline(p.expert(use_rules), X.iloc[train_idx],
                         ds.y[train_idx], sample_weights(labels, p))
     if also is not None:
         return _aligned(pipe, X.iloc[test_idx], classes), _aligned(pipe, also, classes)

@@ -11,7 +11,7 @@ that the lean path reproduces `predict_proba` exactly. The evaluation protocol l
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +43,12 @@ class ModelParams:
     simulated_weight: float = 0.5
     written_weight: float = 1.0     # a log written by an agent that never saw the project (data/labeled/written)
     n_jobs: int = 2               # parallel CV fits (this machine class has 2 cores)
+    text_use_context: bool = True   # the text expert (no rule tokens) reads the context tokens too
+
+    def expert(self, use_rules: bool) -> ModelParams:
+        """The settings of the model with the rule tokens, or of the text expert (without them)."""
+        return replace(self, use_rules=True) if use_rules else \
+            replace(self, use_rules=False, use_context=self.use_context and self.text_use_context)
 
     @classmethod
     def from_params(cls, params: dict) -> ModelParams:
@@ -334,7 +340,7 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
         ~(ds.mask("real") & ds.mask(split="test"))
     X, y, w = frame(ds.features).iloc[np.flatnonzero(shipped)], ds.y[shipped], sample_weights(ds.labels[shipped], p)
     final = fit_pipeline(p, X, y, w)
-    text = fit_pipeline(ModelParams(**{**p.__dict__, "use_rules": False}), X, y, w) \
+    text = fit_pipeline(p.expert(use_rules=False), X, y, w) \
         if combiner.alpha_text is not None else None
     meta, arrays = export_lean(final, text)
     if list(meta["classes"]) != list(combiner.classes):

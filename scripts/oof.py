@@ -3,6 +3,7 @@
 
     python scripts/oof.py dump OUT.pkl [--draws 3]       # the grouped CV of `logml train`, once (~4 min a draw)
     python scripts/oof.py combine OUT.pkl [--wrong-cost 0.5] [--no-text-expert] [--share written=0.6 ...]
+                                          [--text-set text_use_context=false ...]
     python scripts/oof.py text OUT.pkl [--set C=16 --set written_weight=3 ...] [--draw 0]
     python scripts/oof.py rules OUT.pkl [--wrong-only]   # per winning rule: right/fired by source
 
@@ -65,10 +66,16 @@ def _dev_rows(ds) -> np.ndarray:
 
 
 def combine(oof: dict, wrong_cost: float = 0.5, text_expert: bool = True,
-            shares: dict[str, float] | None = None) -> dict:
+            shares: dict[str, float] | None = None, text_overrides: dict | None = None) -> dict:
     """The floor (chosen on the first draw, as `logml train` does) and per draw the dev CV summaries
-    (as the rules are, as if unseen)."""
+    (as the rules are, as if unseen); ``text_overrides``: the text expert refitted with changed settings."""
     ds, draws = oof["ds"], oof["draws"]
+    if text_overrides:
+        draws = {}
+        for s, (probas, folds, ds_unseen, unseen) in oof["draws"].items():
+            no_rules = text_probas(oof, text_overrides, s)
+            draws[s] = (E.Probas(probas.classes, probas.rules, no_rules), folds, ds_unseen,
+                        E.Probas(unseen.classes, unseen.rules, no_rules))
     rows = _dev_rows(ds)
     first = draws[min(draws)]
     crossfit = E.cross_fitted_combined(ds, first[0], first[1], text_expert, shares=shares)
@@ -76,11 +83,10 @@ def combine(oof: dict, wrong_cost: float = 0.5, text_expert: bool = True,
     return {"floor": floor, "draws": {s: E.dev_cv(ds, *cv, rows, floor, text_expert, shares) for s, cv in draws.items()}}
 
 
-def text(oof: dict, overrides: dict, draw: int | None = None) -> dict:
-    """The text model's (no rule tokens) real dev CV summary under one fold draw, with changed settings."""
+def text_probas(oof: dict, overrides: dict, draw: int) -> np.ndarray:
+    """The text model's (no rule tokens) out-of-fold probabilities under one fold draw, with changed settings."""
     from joblib import Parallel, delayed
     ds = oof["ds"]
-    draw = min(oof["draws"]) if draw is None else draw
     base = ModelParams.from_params(oof["params"])
     p = ModelParams(**{**base.__dict__, **overrides})
     classes = oof["draws"][draw][0].classes
@@ -90,6 +96,15 @@ def text(oof: dict, overrides: dict, draw: int | None = None) -> dict:
     proba = np.zeros((len(ds.y), len(classes)))
     for (_, te), pr in zip(splits, fitted):
         proba[te] = pr
+    return proba
+
+
+def text(oof: dict, overrides: dict, draw: int | None = None) -> dict:
+    """The text model's (no rule tokens) real dev CV summary under one fold draw, with changed settings."""
+    ds = oof["ds"]
+    draw = min(oof["draws"]) if draw is None else draw
+    proba = text_probas(oof, overrides, draw)
+    classes = oof["draws"][draw][0].classes
     rows = _dev_rows(ds)
     return E.summarize(ds, rows, E.verdicts(ds, rows, E.Probas(classes, proba, proba)))["model_only"]
 
@@ -129,6 +144,18 @@ def _value(text_value: str):
     return yaml.safe_load(text_value)   # 16 -> int, 0.5 -> float, true -> bool
 
 
+def _overrides(ap: argparse.ArgumentParser, items: list[str]) -> dict:
+    """ModelParams fields from NAME=VALUE arguments."""
+    fields = ModelParams.__dataclass_fields__
+    overrides = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if name not in fields:
+            ap.error(f"{item}: not a ModelParams field ({', '.join(fields)})")
+        overrides[name] = _value(value)
+    return overrides
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -141,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--no-text-expert", action="store_true")
     c.add_argument("--share", action="append", default=[], metavar="KIND=SHARE",
                    help=f"change a calibration share ({', '.join(E.CALIBRATION_SHARES)})")
+    c.add_argument("--text-set", action="append", default=[], metavar="NAME=VALUE",
+                   help="refit the text expert with a ModelParams field changed first")
     t = sub.add_parser("text", help="refit the text model with changed settings, print its real dev CV")
     t.add_argument("oof", type=Path)
     t.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a ModelParams field")
@@ -167,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
                 ap.error(f"--share {item}: the kinds are {', '.join(shares)}")
             shares[kind] = float(value)
         wrong_cost = args.wrong_cost if args.wrong_cost is not None else float(train.get("wrong_cost", 0.5))
-        out = combine(oof, wrong_cost, not args.no_text_expert, shares)
+        out = combine(oof, wrong_cost, not args.no_text_expert, shares, _overrides(ap, args.text_set))
         print(f"floor {out['floor']}")
         for s, (seen, unseen) in out["draws"].items():
             print(f"draw {s}  rules as they are: {_line(seen['combined'])}")
@@ -181,13 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         print("right/fired per source, and the runs a rule was wrong on (label:run; simulated runs counted only)")
         print(table.to_string())
     else:
-        fields = ModelParams.__dataclass_fields__
-        overrides = {}
-        for item in args.set:
-            name, _, value = item.partition("=")
-            if name not in fields:
-                ap.error(f"--set {item}: not a ModelParams field ({', '.join(fields)})")
-            overrides[name] = _value(value)
+        overrides = _overrides(ap, args.set)
         s = text(oof, overrides, args.draw)
         print(f"text model {overrides or '(as in params.yaml)'}: accuracy {s['accuracy']:.3f}  "
               f"macro-F1 {s['macro_f1']:.3f}  hard {s.get('hard_accuracy', 0):.2f}")

@@ -58,6 +58,20 @@ def test_the_text_model_refit_matches_the_trained_model_only_figure_and_moves_wi
     assert starved["accuracy"] < same["accuracy"]
 
 
+def test_combining_with_a_refitted_text_expert_moves_only_the_runs_no_rule_fired_on(trained, dumped):
+    """--text-set refits the text expert fold by fold: with its own settings the figures are those of the
+    dump, a starved expert changes the combined verdicts but never the rules-only ones."""
+    oof, path = dumped
+    data = pickle.loads(path.read_bytes())
+    wrong_cost = trained["params"]["train"]["wrong_cost"]
+    base = oof.combine(data, wrong_cost=wrong_cost)["draws"][0][0]
+    same = oof.combine(data, wrong_cost=wrong_cost, text_overrides={"text_use_context": True})["draws"][0][0]
+    assert same["combined"]["accuracy"] == base["combined"]["accuracy"]
+    starved = oof.combine(data, wrong_cost=wrong_cost, text_overrides={"C": 1e-4})["draws"][0][0]
+    assert starved["model_only"]["accuracy"] < base["model_only"]["accuracy"]
+    assert starved["rules_only"] == base["rules_only"]
+
+
 def test_the_command_line_rejects_an_unknown_setting(dumped, capsys):
     oof, path = dumped
     with pytest.raises(SystemExit):

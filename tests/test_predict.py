@@ -87,6 +87,14 @@ def test_lean_scorer_reproduces_scikit_learn(trained):
     np.testing.assert_allclose(got_text, text.predict_proba(frame(docs)), atol=1e-9)
     assert not np.allclose(got_text, got)
     assert not LeanModel(*export_lean(pipe)).has_text_expert
+    # a text expert that reads no context tokens (model.text_use_context: false): zero on that block
+    blind = ModelParams(min_df=1, text_use_context=False).expert(use_rules=False)
+    assert (blind.use_rules, blind.use_context) == (False, False)
+    assert ModelParams(min_df=1, text_use_context=False).expert(use_rules=True).use_context
+    text = build_pipeline(blind).fit(frame(docs * 3), labels * 3)
+    lean = LeanModel(*export_lean(pipe, text))
+    np.testing.assert_allclose([lean.predict_proba(d.record(), expert="text") for d in docs],
+                               text.predict_proba(frame(docs)), atol=1e-9)
 
 
 def test_the_text_expert_decides_where_no_rule_fires(trained):
