@@ -9,7 +9,9 @@ Contract:
 
 ``events`` is a DataFrame with the columns of ``pipeline.normalize.EVENT_COLUMNS`` (missing
 columns are tolerated: ``text`` falls back to ``message``, ``line_no`` to the row number).
-``meta`` may carry ``exit_code`` and ``oom_killed`` (and any other key a rule's ``meta`` names).
+``meta`` may carry ``exit_code`` and ``oom_killed`` (and any other key a rule's ``meta`` names). Facts
+read from the log itself join it: the exit status a shell printed (``with_shell_status``), and
+``gpu_memory_full`` for a rule that names it (``gpu_memory_full()``: nvidia-smi shows a GPU taken).
 
 Verdict (documented in rules.yaml too): every (rule, event) pair that fires is a hit; the winner
 is the hit with the lowest ``priority``. Ties go to the LATER event of the log: a run stops at
@@ -765,6 +767,8 @@ class RuleSet:
         meta = with_shell_status(events, meta)
         fr = _Frame(events)
         raw = self._event_hits(fr) if fr.n else []
+        if any(key == "gpu_memory_full" for h in raw for key, _ in h.rule.meta):
+            meta = {**(meta or {}), "gpu_memory_full": gpu_memory_full(fr.series("message"))}
 
         ctx_memo: dict[str, bool] = {}
 
@@ -985,6 +989,22 @@ _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
 # /usr/bin/time's "Exit status: 0" is mostly a rerun's, timed to show its memory
 _STATUS_LINE = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?(?:exit|return)[ _-]?code\s*[:=]?\s*(-?\d+)\s*$", re.I)
+
+
+# nvidia-smi's memory use of a GPU: its table's "23790MiB / 24576MiB", --query-gpu's CSV "24121 MiB, 24576 MiB"
+_GPU_MEMORY_USE = re.compile(r"\b(\d+)\s?MiB\s*[/,]\s*(\d+)\s?MiB\b")
+GPU_FULL_SHARE = 0.9
+
+
+def gpu_memory_full(messages) -> bool:
+    """nvidia-smi in the log shows a GPU with at least 90% of its memory in use: pasted beside an error
+    at start-up (a library that cannot create its handle), another process holds that GPU."""
+    for m in messages:
+        if isinstance(m, str) and "MiB" in m:
+            for used, total in _GPU_MEMORY_USE.findall(m):
+                if int(total) >= 1024 and int(used) >= GPU_FULL_SHARE * int(total):
+                    return True
+    return False
 
 
 def shell_status(messages) -> int | None:

@@ -1262,3 +1262,16 @@ def test_a_client_refused_by_a_server_on_its_own_host_is_the_consequence_of_why_
     # a trainer refused by a parameter server on another host is the failure itself
     remote = [refused[0].replace("127.0.0.1", "10.0.0.7"), refused[1]]
     assert verdict([*served, *remote]).category == "distributed_comm_failure"
+
+
+def test_a_gpu_nvidia_smi_shows_taken_is_a_fact_the_rules_read():
+    """nvidia-smi's table or CSV with >= 90% of a GPU's memory in use makes a library's failure to start there
+    the GPU's memory, not the library; with room on the GPU the library's own rule stands."""
+    from pipeline.rules import gpu_memory_full
+    assert gpu_memory_full(["| N/A 45C P0 70W / 300W |  31862MiB / 32510MiB |  0%  Default |"])
+    assert gpu_memory_full(["index, memory.used [MiB], memory.total [MiB]", "0, 24121 MiB, 24576 MiB"])
+    assert not gpu_memory_full(["| N/A 45C P0 70W / 300W |   1862MiB / 32510MiB |  0%  Default |"])
+    assert not gpu_memory_full(["88412, /opt/conda/bin/python, 23790 MiB", "cache 900MiB / 950MiB"])
+    error = "OSError: (External) CUDNN error(1), CUDNN_STATUS_NOT_INITIALIZED. "
+    assert RS.match(events([error, "0, 24121 MiB, 24576 MiB"])).category == "gpu_oom"
+    assert RS.match(events([error, "0, 2121 MiB, 24576 MiB"])).category == "cuda_lib_missing"
