@@ -1275,3 +1275,15 @@ def test_a_gpu_nvidia_smi_shows_taken_is_a_fact_the_rules_read():
     error = "OSError: (External) CUDNN error(1), CUDNN_STATUS_NOT_INITIALIZED. "
     assert RS.match(events([error, "0, 24121 MiB, 24576 MiB"])).category == "gpu_oom"
     assert RS.match(events([error, "0, 2121 MiB, 24576 MiB"])).category == "cuda_lib_missing"
+
+
+def test_an_import_failure_the_job_went_on_from_was_an_optional_import():
+    """A package that fails to import inside a logged warning ("Failed to import visualdl, training curves will
+    not be logged") and then three training steps: the job did not need it; the same failure as the last
+    thing the job printed is its cause."""
+    failure = ("Traceback (most recent call last):\n  File \"/usr/local/lib/python3.9/dist-packages/visualdl/writer/writer.py\", "
+               "line 19, in <module>\n    from visualdl.proto.record_pb2 import Record\n"
+               "ImportError: cannot import name 'builder' from 'google.protobuf.internal'")
+    steps = [f"2024-08-21 19:0{k}:25,331-INFO: Total iter: {k}00, epoch: 0, batch: {k}00, loss: [0.0{k}]" for k in range(1, 6)]
+    assert RS.match(events([failure])).category == "python_dependency_conflict"
+    assert RS.match(events([failure, *steps])) is None
