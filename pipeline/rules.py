@@ -100,6 +100,7 @@ def ended_well(message: str, after_failure: bool = False) -> bool:
 PROGRESS = re.compile(
     r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|\bloss\s+-?\d+\.\d|"
     r"\bSucc (?:request|predict|process)|\" 200\b|"   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
+    r"\b(?:Successful request|Inference) count:\s*[1-9]|"   # Triton's statistics of requests served (perf_analyzer)
     r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3
 _PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)

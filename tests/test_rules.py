@@ -1287,3 +1287,15 @@ def test_an_import_failure_the_job_went_on_from_was_an_optional_import():
     steps = [f"2024-08-21 19:0{k}:25,331-INFO: Total iter: {k}00, epoch: 0, batch: {k}00, loss: [0.0{k}]" for k in range(1, 6)]
     assert RS.match(events([failure])).category == "python_dependency_conflict"
     assert RS.match(events([failure, *steps])) is None
+
+
+def test_a_cpu_deployment_that_warned_of_error_35_and_then_served_is_no_missing_gpu():
+    """A Triton / FastDeploy server of KIND_CPU instances whose GPU build warned of error 35 at start-up
+    and then served (perf_analyzer's "Successful request count") has no GPU fault; before serving it has."""
+    warn = ("W0809 02:11:40.118209 1 pinned_memory_manager.cc:236] Unable to allocate pinned system memory, pinned memory "
+            "pool will not be available: CUDA driver version is insufficient for CUDA runtime version")
+    start = ["WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.", warn,
+             "[INFO] fastdeploy/runtime/runtime.cc(320)::CreatePaddleBackend\tRuntime initialized with Backend::PDINFER in Device::CPU."]
+    served = ["    Successful request count: 1652", "    Inference count: 1652", "    Successful request count: 1719"]
+    assert RS.match(events(start)).category == "gpu_not_visible"
+    assert RS.match(events([*start, *served])) is None
