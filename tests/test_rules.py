@@ -1299,3 +1299,13 @@ def test_a_cpu_deployment_that_warned_of_error_35_and_then_served_is_no_missing_
     served = ["    Successful request count: 1652", "    Inference count: 1652", "    Successful request count: 1719"]
     assert RS.match(events(start)).category == "gpu_not_visible"
     assert RS.match(events([*start, *served])) is None
+
+
+def test_a_label_assert_in_one_ranks_kernel_makes_its_peers_nccl_errors_consequences():
+    """Paddle's cross-entropy kernel asserting on a label out of [0, num_classes) on one rank: the NCCL errors
+    its peers then print are not the cause, the labels are (as with the Python-side label checks)."""
+    assert_line = ("../paddle/phi/kernels/gpu/cross_entropy_kernel.cu:470: block: [12,0,0], thread: [81,0,0] Assertion "
+                   "`Label value should be in [0, num_classes) or equal to ignore_index, but got label = 1000` failed.")
+    nccl = "ExternalError: NCCL error(1), unhandled cuda error. \n  [Hint: 'ncclUnhandledCudaError'. A call to CUDA function failed.]"
+    assert RS.match(events([nccl])).category == "distributed_comm_failure"
+    assert RS.match(events([assert_line, nccl])).category == "code_error"
