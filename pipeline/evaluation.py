@@ -251,6 +251,7 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
+            # the rule is already in combined[i]: combine sees no verdict, so exited_clean is said for no-rule runs only
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
                                            known_failed=f.known_failed, ended_well=f.ended_well,
                                            exited_clean=f.exited_clean and v is None))

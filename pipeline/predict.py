@@ -103,8 +103,9 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     if exited_clean and rule_cat is None:
         tax = load_taxonomy()
         kept = [0.0 if c != UNKNOWN and tax.is_environment(c) else float(p) for c, p in zip(classes, combined)]
-        if sum(kept) > 0:
-            combined = [p / sum(kept) for p in kept]
+        total = sum(kept)
+        if total > 0:
+            combined = [p / total for p in kept]
     final = ranked(classes, combined)
     cat, conf = final[0]
     alts = [{"category": c, "confidence": round(p, 4)} for c, p in final[:4]]
