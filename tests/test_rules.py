@@ -632,6 +632,45 @@ def test_what_a_rank_died_of_beats_what_its_peers_report_of_it():
     assert verdict([*refused, *bug]).category == "distributed_comm_failure"
 
 
+def test_ranks_that_timed_out_waiting_for_a_peer_yield_to_what_the_peer_died_of():
+    """A collective or store timeout is what a rank that died, hung or never started leaves on the ranks that
+    waited for it; Paddle then aborts those ranks itself (SIGABRT, exit 134). Alone it is a communication failure."""
+    timeout = ["E0115 09:25:11.003417 91514 process_group_nccl.cc:241] ProcessGroupNCCL timeout: [Rank 0] AllReduce "
+               "on ring 0 did not complete within 1800000 ms",
+               "OSError: (External) NCCL error(2), unhandled system error. Detail: Connection timed out\n"
+               "  [Hint: 'ncclSystemError'. A call to a system function failed.] (at /paddle/paddle/fluid/distributed/"
+               "collective/process_group_nccl.cc:218)"]
+    abort = ["E0521 03:47:30.112874 118402 comm_task_manager.cc:208] [Rank 3] Find timeout task: rank_=3, size_=16, "
+             "comm_type_=allreduce, started_=1, completed_=0, timeout_ms_=1800000",
+             "--------------------------------------\nC++ Traceback (most recent call last):\n"
+             "--------------------------------------\n0   paddle::distributed::NCCLCommTask::AbortComm()\n"
+             "1   phi::dynload::ncclCommAbort(ncclComm*)\n\n----------------------\nError Message Summary:\n"
+             "----------------------\nFatalError: `Process abort signal` is detected by the operating system."]
+    store = ["RuntimeError: (PreconditionNotMet) TCPStore wait timeout: waited 1800 seconds for key "
+             "`/process_group/nccl/0/unique_id`."]
+    for peers in (timeout, abort, store):
+        v = verdict(peers)
+        assert (v.category, v.rule_id) == ("distributed_comm_failure", "collective_timed_out"), peers
+    assert verdict(abort, {"exit_code": 134}).category == "distributed_comm_failure"   # not exit_signal_meta
+    bug = ["ValueError: (InvalidArgument) The 'shape' attribute in ReshapeOp is invalid. The input tensor X'size must "
+           "be divisible by known capacity of 'shape'. But received X's shape = [25, 256, 187, 19], X's size = "
+           "22739200, 'shape' is [32, -1, 4864], known capacity of 'shape' is 155648."]
+    lost = ["FileNotFoundError: [Errno 2] No such file or directory: '/mnt/corpus/shard-0017.jsonl'"]
+    proto = ["ImportError: cannot import name 'builder' from 'google.protobuf.internal' "
+             "(/usr/local/lib/python3.10/dist-packages/google/protobuf/internal/__init__.py)"]
+    assert verdict([*timeout, *bug]).category == "code_error"
+    assert verdict([*lost, *abort]).category == "file_not_found"
+    assert verdict([*store, *proto]).category == "python_dependency_conflict"
+    # the process-group timeout setting every run prints is no timeout
+    assert RS.match(events(["I0521 01:02:12.230871 118233 process_group_nccl.cc:150] ProcessGroupNCCL pg_timeout_ 1800000",
+                            *bug])).category == "code_error"
+    # NCCL's bootstrap passing on error 6 (ncclRemoteError: the peer went away) is no failure to connect
+    closed = ["worker-0:231:412 [0] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer 10.244.5.41<51877>",
+              "worker-0:231:412 [0] NCCL INFO bootstrap.cc:383 -> 6"]
+    assert verdict([*closed, *lost]).category == "file_not_found"
+    assert verdict(["worker-0:231:412 [0] NCCL INFO bootstrap.cc:383 -> 2", *lost]).category == "distributed_comm_failure"
+
+
 def test_a_slurm_task_the_cgroup_oom_killer_ended_is_host_memory_whatever_its_node_is_named():
     v = verdict(["slurmstepd: error: Detected 1 oom-kill event(s) in StepId=884213.0.",
                  "srun: error: gpu-a100-07: task 5: Out Of Memory"])
