@@ -671,6 +671,18 @@ def test_ranks_that_timed_out_waiting_for_a_peer_yield_to_what_the_peer_died_of(
     assert verdict(["worker-0:231:412 [0] NCCL INFO bootstrap.cc:383 -> 2", *lost]).category == "distributed_comm_failure"
 
 
+
+def test_ranks_terminated_in_the_process_groups_destructor_of_a_run_that_ended_well_are_no_failure():
+    teardown = ["worker-1:190:411 [0] enqueue.cc:215 NCCL WARN Cuda failure 'driver shutting down'",
+                "--------------------------------------\nC++ Traceback (most recent call last):\n"
+                "--------------------------------------\n0   paddle::distributed::ProcessGroupNCCL::~ProcessGroupNCCL()\n\n"
+                "----------------------\nError Message Summary:\n----------------------\n"
+                "FatalError: `Termination signal` is detected by the operating system."]
+    assert verdict(teardown).category == "distributed_comm_failure"
+    assert RS.match(events([*teardown, "LAUNCH INFO 2023-10-25 23:41:19,693 Pod completed",
+                            "LAUNCH INFO 2023-10-25 23:41:19,693 Exit code 0"])) is None
+
+
 def test_a_slurm_task_the_cgroup_oom_killer_ended_is_host_memory_whatever_its_node_is_named():
     v = verdict(["slurmstepd: error: Detected 1 oom-kill event(s) in StepId=884213.0.",
                  "srun: error: gpu-a100-07: task 5: Out Of Memory"])
