@@ -747,6 +747,10 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["the exit code 0 is what I expected"]) is None
     assert shell_status(["\tMaximum resident set size (kbytes): 1184304", "\tExit status: 0"]) is None
     assert shell_status(["command terminated with exit code 126"]) == 126
+    # docker ps -a's status column
+    assert shell_status(["hub-nlp\tExited (0) 3 seconds ago"]) == 0
+    assert shell_status(["3f1c2a9e0b7d   paddle:2.6.1-gpu   \"python train.py\"   2 hours ago   Exited (137) About a minute ago"]) == 137
+    assert shell_status(["the container exited (1) yesterday"]) is None
     assert shell_status(["  Building wheel for lap (setup.py): finished with status 'done'"]) is None
 
 
