@@ -984,10 +984,12 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 # the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
 # status' "exitCode"), paddle.distributed.launch's footer, and "<x> exited / finished with code|status N" (an
 # IDE's "Process finished with exit code", an entrypoint script's, docker compose's, kubectl exec's), and
-# `docker ps -a`'s status column ("Exited (137) 2 minutes ago")
+# `docker ps -a`'s status column ("Exited (137) 2 minutes ago"), a docker build's failed step (the classic
+# builder's "returned a non-zero code: 1", BuildKit's "did not complete successfully: exit code: 1")
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
                           r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
-                          r"\bExited \((\d+)\) [\w ]{1,30}? ago\b")
+                          r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
+                          r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$")
 # a wrapper script's own line on the status, alone on its line ("exit code: 0", "[attempt 2/3] exit code 0",
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
 # /usr/bin/time's "Exit status: 0" is mostly a rerun's, timed to show its memory
