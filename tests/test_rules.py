@@ -294,6 +294,17 @@ def test_a_dataloader_workers_own_exception_beats_the_queue_it_killed():
              "RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 19276"]
     v = verdict(["Is this a shared memory thing?", *spawn, *queue])
     assert (v.category, v.rule_id) == ("code_error", "spawn_without_main_guard")
+    # a worker's own traceback (its KeyError in the job's dataset code), then the main process' "workers exit
+    # unexpectedly" dozens of lines later: the worker died of its exception, not of a signal
+    died = ["RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 91391"]
+    assert verdict([*queue, *died]).category == "shm_exhausted"
+    keyerror = ["Traceback (most recent call last):",
+                '  File "/usr/local/lib/python3.8/dist-packages/paddle/fluid/dataloader/worker.py", line 372, in _worker_loop',
+                "    raise e",
+                '  File "/home/liuyang/crack/datasets/crack.py", line 94, in _to_index',
+                "    return self.remap[v]",
+                "KeyError: 255"]
+    assert verdict([*keyerror, *queue, *died]).category == "code_error"
 
 
 def test_an_nccl_error_trace_in_a_run_that_ended_well_is_no_cause():
