@@ -989,7 +989,10 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
                           r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
                           r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
-                          r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$")
+                          r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$|"
+                          # a CI runner's word on the job's script: GitLab's "Job failed: exit code 1", GitHub Actions'
+                          r"\bJob failed: exit code (\d+)\s*$|\bProcess completed with exit code (\d+)\.?\s*$")
+_CI_JOB_SUCCEEDED = re.compile(r"^\s*Job succeeded\s*$")   # GitLab's last line of a job whose script exited 0
 # a wrapper script's own line on the status, alone on its line ("exit code: 0", "[attempt 2/3] exit code 0",
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
 # /usr/bin/time's "Exit status: 0" is mostly a rerun's, timed to show its memory
@@ -1037,6 +1040,8 @@ def shell_status(messages) -> int | None:
             srun = _SRUN_EXITED.search(line)
             if srun:
                 return int(srun.group(1))
+        if _CI_JOB_SUCCEEDED.match(line):
+            return 0
         low = line.lower()
         if "xit" in low or " with " in line or "return" in low:
             tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line)

@@ -762,6 +762,11 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["hub-nlp\tExited (0) 3 seconds ago"]) == 0
     assert shell_status(["3f1c2a9e0b7d   paddle:2.6.1-gpu   \"python train.py\"   2 hours ago   Exited (137) About a minute ago"]) == 137
     assert shell_status(["the container exited (1) yesterday"]) is None
+    # a CI runner's word on the job: GitLab's, GitHub Actions'
+    assert shell_status(["Uploading artifacts for successful job", "Cleaning up project directory", "Job succeeded"]) == 0
+    assert shell_status(["ERROR: Job failed: exit code 137"]) == 137
+    assert shell_status(["Error: Process completed with exit code 2."]) == 2
+    assert shell_status(["The job succeeded, we think"]) is None
     # a docker build's failed step, classic and BuildKit
     assert shell_status(["The command '/bin/sh -c pip install paddlepaddle-gpu==2.5.2.post117' returned a non-zero code: 1"]) == 1
     assert shell_status(['ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not complete '
