@@ -991,7 +991,9 @@ _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(
                           r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
                           r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$|"
                           # a CI runner's word on the job's script: GitLab's "Job failed: exit code 1", GitHub Actions'
-                          r"\bJob failed: exit code (\d+)\s*$|\bProcess completed with exit code (\d+)\.?\s*$")
+                          r"\bJob failed: exit code (\d+)\s*$|\bProcess completed with exit code (\d+)\.?\s*$|"
+                          # a wrapper script's banner: "==== batch_eval.sh finished <date>, exit code 0 ===="
+                          r"^\s*(?:={3,}|-{3,}|#{3,}|\*{3,}).{0,160}\bexit (?:code|status)\s*[:=]?\s*(-?\d+)\s*(?:={3,}|-{3,}|#{3,}|\*{3,})\s*$")
 _CI_JOB_SUCCEEDED = re.compile(r"^\s*Job succeeded\s*$")   # GitLab's last line of a job whose script exited 0
 # a wrapper script's own line on the status, alone on its line ("exit code: 0", "[attempt 2/3] exit code 0",
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and

@@ -762,6 +762,10 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["hub-nlp\tExited (0) 3 seconds ago"]) == 0
     assert shell_status(["3f1c2a9e0b7d   paddle:2.6.1-gpu   \"python train.py\"   2 hours ago   Exited (137) About a minute ago"]) == 137
     assert shell_status(["the container exited (1) yesterday"]) is None
+    # a wrapper script's banner
+    assert shell_status(["==== batch_eval.sh finished Thu Aug 27 02:08:04 CST 2020, exit code 0 ===="]) == 0
+    assert shell_status(["### train.sh: exit status 137 ###"]) == 137
+    assert shell_status(["==== exit code 0 means success, anything else is a failure"]) is None
     # a CI runner's word on the job: GitLab's, GitHub Actions'
     assert shell_status(["Uploading artifacts for successful job", "Cleaning up project directory", "Job succeeded"]) == 0
     assert shell_status(["ERROR: Job failed: exit code 137"]) == 137
