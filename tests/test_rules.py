@@ -683,6 +683,15 @@ def test_ranks_that_timed_out_waiting_for_a_peer_yield_to_what_the_peer_died_of(
 
 
 
+def test_a_linkers_warning_of_a_build_that_then_ran_to_exit_0_is_no_missing_library():
+    ld = ("/usr/bin/ld: warning: libiomp5.so, needed by /opt/paddle_inference/paddle/lib/libpaddle_inference.so, "
+          "not found (try using -rpath or -rpath-link)")
+    assert verdict([ld], FAILED).category == "system_lib_missing"
+    ran = ["I0305 14:22:17.912305 118203 resnet50_test.cc:61] 900 : 0.000112007",
+           "dev@ubuntu2204-build:~/demo/c++/cpu/resnet50$ echo $?", "0"]
+    assert RS.match(events([ld, *ran])) is None
+
+
 def test_ranks_terminated_in_the_process_groups_destructor_of_a_run_that_ended_well_are_no_failure():
     teardown = ["worker-1:190:411 [0] enqueue.cc:215 NCCL WARN Cuda failure 'driver shutting down'",
                 "--------------------------------------\nC++ Traceback (most recent call last):\n"
