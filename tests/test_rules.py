@@ -1350,6 +1350,12 @@ def test_a_client_refused_by_a_server_on_its_own_host_is_the_consequence_of_why_
     # a trainer refused by a parameter server on another host is the failure itself
     remote = [refused[0].replace("127.0.0.1", "10.0.0.7"), refused[1]]
     assert verdict([*served, *remote]).category == "distributed_comm_failure"
+    # a serving pipeline's gRPC client, whose own traceback names the local server that refused it
+    grpc = ["[det|0] Failed to process(batch: ['4118302871']): <_InactiveRpcError of RPC that terminated with:\n"
+            "\tstatus = StatusCode.UNAVAILABLE\n\tdetails = \"failed to connect to all addresses\"",
+            "ConnectionRefusedError: [Errno 111] Connection refused: 127.0.0.1:9293"]
+    assert verdict([*served, *grpc]).category == "system_lib_missing"
+    assert verdict(grpc, FAILED).category == "distributed_comm_failure"
 
 
 def test_a_gpu_nvidia_smi_shows_taken_is_a_fact_the_rules_read():
