@@ -971,7 +971,8 @@ def innermost_frame(text: str) -> str:
 
 # a paste that shows the shell's word on how the run ended: `echo $?` (or `echo "exit=$?"`, Windows cmd's
 # `echo %errorlevel%`, PowerShell's `echo $LASTEXITCODE`), then the status
-_STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*(?:\$\?|%errorlevel%|\$LASTEXITCODE)["\']?\s*$', re.I)
+_STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*(?:\$\?|%errorlevel%|\$LASTEXITCODE)["\']?\s*$|'
+                          r'^PS [^>\n]{1,200}>\s*\$LASTEXITCODE\s*$', re.I)   # PowerShell prints a variable typed alone
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
 _SHELL_KILLED = re.compile(r"^\s*(?:Killed|已杀死)\s*$")

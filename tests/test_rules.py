@@ -727,6 +727,7 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     # Windows: cmd's %errorlevel%, PowerShell's $LASTEXITCODE
     assert shell_status(["(paddle_cpu) D:\\proj\\ocr_export>echo %errorlevel%", "0"]) == 0
     assert shell_status(["PS C:\\work> echo $LASTEXITCODE", "1"]) == 1
+    assert shell_status(["PS E:\\项目\\defect_cls> $LASTEXITCODE", "0"]) == 0
     assert shell_status(["set errorlevel=%x%", "0"]) is None
     # the shell's "Killed" just before: a 0 is the pipe's last command's (`train.py | tee log`), the run was SIGKILLed
     loading = ["loaded 600/1024 files, rss=50.6GB", "Killed", "[work@gpu05 PaddleRec]$ echo $?"]
