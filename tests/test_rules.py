@@ -683,6 +683,17 @@ def test_ranks_that_timed_out_waiting_for_a_peer_yield_to_what_the_peer_died_of(
 
 
 
+def test_a_bug_a_request_raised_in_a_server_that_went_on_serving_is_no_cause():
+    bug = ["Traceback (most recent call last):",
+           '  File "/srv/pipeline/web_service.py", line 61, in preprocess',
+           '    img = self.decode(input_dicts[0]["image"])',
+           "KeyError: 'image'"]
+    served = [f'10.0.3.{i} - - [12/Jun/2024 08:0{i}:12] "POST /ocr/prediction HTTP/1.1" 200 -' for i in range(3)]
+    assert verdict(bug).category == "code_error"
+    assert RS.match(events([*bug, *served])) is None
+    assert verdict([*served, *bug]).category == "code_error"
+
+
 def test_a_linkers_warning_of_a_build_that_then_ran_to_exit_0_is_no_missing_library():
     ld = ("/usr/bin/ld: warning: libiomp5.so, needed by /opt/paddle_inference/paddle/lib/libpaddle_inference.so, "
           "not found (try using -rpath or -rpath-link)")
