@@ -77,8 +77,8 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
                 (its exit status, its last lines) stands. A run ``known_failed`` (a non-zero exit, OOMKilled) is
                 never called healthy: where ``no_failure`` wins, the verdict is ``unknown``. A run that
                 ``exited_clean`` (exit status 0: it went on from whatever error it printed) with no rule
-                against it had no environment failure: the model's probabilities are conditioned on that
-                (the environment causes taken out), as every such training run was healthy.
+                against it did not fail: the model's probabilities are conditioned on that (the
+                environment causes and code_error taken out), as every such training run was healthy.
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -102,7 +102,8 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     combined = combiner.proba(proba, rule_cat, verdict.priority if verdict else None, proba_text)
     if exited_clean and rule_cat is None:
         tax = load_taxonomy()
-        kept = [0.0 if c != UNKNOWN and tax.is_environment(c) else float(p) for c, p in zip(classes, combined)]
+        kept = [0.0 if c != UNKNOWN and (tax.is_environment(c) or c == "code_error") else float(p)
+                for c, p in zip(classes, combined)]
         total = sum(kept)
         if total > 0:
             combined = [p / total for p in kept]

@@ -69,14 +69,18 @@ def test_a_run_known_to_have_failed_is_never_called_healthy():
 
 
 def test_a_run_that_exited_0_after_going_on_from_its_error_is_not_blamed_on_the_environment():
-    """Exit status 0 and work after the last error (a caught OOM, a retried batch): with no rule against it,
-    the environment causes are taken out of the model's probabilities, the rest renormalised."""
+    """Exit status 0 and work after the last error (a caught OOM, a retried batch, an eval batch halved): with
+    no rule against it, the environment causes and code_error are taken out of the model's probabilities, the
+    rest renormalised."""
     comb = C.Combiner(CLASSES)
     reads_oom = np.array([0.02, 0.9, 0.06, 0.02])
     assert combine(None, CLASSES, reads_oom, "combined", comb).category == "gpu_oom"
     v = combine(None, CLASSES, reads_oom, "combined", comb, exited_clean=True)
-    assert v.category == "no_failure" and v.confidence == pytest.approx(0.06 / 0.10)
-    assert [a["category"] for a in v.alternatives][:2] == ["no_failure", "code_error"]
+    assert v.category == "no_failure" and v.confidence == pytest.approx(0.06 / 0.08)
+    assert [a["category"] for a in v.alternatives][:2] == ["no_failure", "unknown"]
+    reads_bug = np.array([0.8, 0.05, 0.1, 0.05])
+    assert combine(None, CLASSES, reads_bug, "combined", comb).category == "code_error"
+    assert combine(None, CLASSES, reads_bug, "combined", comb, exited_clean=True).category == "no_failure"
     # a rule that held against the run wins as before: the conditioning is the model's alone
     rule = RuleVerdict("gpu_oom", "gpu_out_of_memory", 20)
     assert combine(rule, CLASSES, reads_oom, "combined", comb, exited_clean=True).category == "gpu_oom"
