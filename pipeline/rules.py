@@ -69,7 +69,7 @@ SUCCESS_TAIL = 5
 # exit status (rules' unless_succeeded, and the model's ended_well token)
 ENDED_WELL = re.compile(
     r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*|export) "
-    r"(?:is )?(?:finished|completed|done)|训练完成|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
+    r"(?:is )?(?:finished|completed|done)|训练(?:完成|结束)|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
     r"Successfully (?:saved|exported|installed)|done, time cost|Predict time of|predict total time|"
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
@@ -994,7 +994,8 @@ _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(
                           # a CI runner's word on the job's script: GitLab's "Job failed: exit code 1", GitHub Actions'
                           r"\bJob failed: exit code (\d+)\s*$|\bProcess completed with exit code (\d+)\.?\s*$|"
                           # a wrapper script's banner: "==== batch_eval.sh finished <date>, exit code 0 ===="
-                          r"^\s*(?:={3,}|-{3,}|#{3,}|\*{3,}).{0,160}\bexit (?:code|status)\s*[:=]?\s*(-?\d+)\s*(?:={3,}|-{3,}|#{3,}|\*{3,})\s*$")
+                          r"^\s*(?:={3,}|-{3,}|#{3,}|\*{3,}).{0,160}\bexit (?:code|status)\s*[:=]?\s*(-?\d+)\s*(?:={3,}|-{3,}|#{3,}|\*{3,})\s*$|"
+                          r"退出码\s*[:：=]?\s*(-?\d+)\s*$")   # a wrapper's or the job's own word, in Chinese
 _CI_JOB_SUCCEEDED = re.compile(r"^\s*Job succeeded\s*$")   # GitLab's last line of a job whose script exited 0
 # a wrapper script's own line on the status, alone on its line ("exit code: 0", "[attempt 2/3] exit code 0",
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
@@ -1046,7 +1047,7 @@ def shell_status(messages) -> int | None:
         if _CI_JOB_SUCCEEDED.match(line):
             return 0
         low = line.lower()
-        if "xit" in low or " with " in line or "return" in low:
+        if "xit" in low or " with " in line or "return" in low or "退出码" in line:
             tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line)
             if tool and not _in_last_state(msgs, i):
                 code = int(next(g for g in tool.groups() if g is not None))

@@ -783,6 +783,9 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["hub-nlp\tExited (0) 3 seconds ago"]) == 0
     assert shell_status(["3f1c2a9e0b7d   paddle:2.6.1-gpu   \"python train.py\"   2 hours ago   Exited (137) About a minute ago"]) == 137
     assert shell_status(["the container exited (1) yesterday"]) is None
+    # the job's own word on its exit, in Chinese
+    assert shell_status(["2023-11-08 03:23:40 | INFO | run_tts_ft.py:220 | 退出码 0"]) == 0
+    assert shell_status(["[entry] 任务失败 退出码: 137"]) == 137
     # a wrapper script's banner
     assert shell_status(["==== batch_eval.sh finished Thu Aug 27 02:08:04 CST 2020, exit code 0 ===="]) == 0
     assert shell_status(["### train.sh: exit status 137 ###"]) == 137
