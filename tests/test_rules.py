@@ -596,6 +596,14 @@ def test_error_35_beside_an_old_driver_is_that_driver_unless_the_container_reach
     assert verdict([new, err, cpu_retry]).category == "gpu_not_visible"
 
 
+def test_error_35_in_a_container_given_no_gpu_is_no_old_driver():
+    err = "OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version. "
+    assert verdict([err]).category == "cuda_driver_too_old"
+    for given_none in ("NVIDIA_VISIBLE_DEVICES=", "[entrypoint] NVIDIA_VISIBLE_DEVICES=", "export NVIDIA_VISIBLE_DEVICES=void"):
+        assert verdict([given_none, err]).category == "gpu_not_visible", given_none
+    assert verdict(["[entrypoint] NVIDIA_VISIBLE_DEVICES=0", err]).category == "cuda_driver_too_old"
+
+
 def test_a_gpu_lost_under_the_job_is_no_job_bug_and_no_gpu_never_given():
     fault = ["  File \"tools/train.py\", line 161, in run", "OSError: (External) CUDA error(719), unspecified launch failure."]
     assert verdict(fault).category == "code_error"        # bare, a job's bad index is the first suspect
