@@ -77,7 +77,9 @@ ENDED_WELL = re.compile(
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
-    r"\b(?:0|no|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
+    r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"

@@ -426,6 +426,14 @@ def test_an_installation_check_pasted_after_the_traceback_is_not_the_job_ending_
     assert run_succeeded(events(failed + ["[2023-09-02 10:20:11] training finished, model saved to ./output"]), {})
 
 
+def test_no_errors_in_a_note_on_a_check_is_not_the_job_ending_well():
+    from pipeline.rules import ended_well
+    assert ended_well("[ocr-batch] done: 1200 images, 0 failed, wall 16m22s")
+    assert ended_well("evaluation finished with no errors")
+    assert ended_well("sync complete, no errors reported")
+    assert not ended_well("== nvidia-smi nvlink -s (all links 25 GB/s, no errors); dmesg: no Xid ==")
+
+
 def test_an_error_the_logging_module_swallowed_is_no_failure():
     """ "--- Logging error ---": a handler failed to write (a full /tmp under a FileHandler, a GBK console
     that cannot encode a message); logging prints the traceback and the job goes on."""
