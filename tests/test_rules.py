@@ -294,6 +294,13 @@ def test_a_dataloader_workers_own_exception_beats_the_queue_it_killed():
              "RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 19276"]
     v = verdict(["Is this a shared memory thing?", *spawn, *queue])
     assert (v.category, v.rule_id) == ("code_error", "spawn_without_main_guard")
+    # a worker killed by SIGSEGV (a decoder's native crash), even where the paste speaks of /dev/shm
+    segv = ["first guess was /dev/shm, but it is 252G and 2% used",
+            "SystemError: (Fatal) DataLoader process (pid   85391) exited is killed by signal: Segmentation fault. "
+            "(at /paddle/paddle/fluid/imperative/data_loader.cc:170)"]
+    v = RS.match(events([*segv, *queue]), FAILED)
+    assert v is None or v.category != "shm_exhausted"
+    assert verdict(["ERROR: DataLoader worker exited: Bus error", *queue]).category == "shm_exhausted"
     # a worker's own traceback (its KeyError in the job's dataset code), then the main process' "workers exit
     # unexpectedly" dozens of lines later: the worker died of its exception, not of a signal
     died = ["RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 91391"]
