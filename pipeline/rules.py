@@ -1024,7 +1024,8 @@ def gpu_memory_full(messages) -> bool:
 def shell_status(messages) -> int | None:
     """The exit status a shell or Slurm printed for the run, the last one shown: `$ echo $?` then
     `0`, sacct's row of the job (COMPLETED 0:0; a signal N is 128+N, as a shell says it), srun's
-    "Exited with exit code N", Kubernetes' exit code of the container, the launcher's footer or an IDE's."""
+    "Exited with exit code N", Kubernetes' exit code of the container, the launcher's footer or an IDE's,
+    docker's (`docker ps -a`, a build's failed step), a CI runner's, a wrapper script's (also in Chinese)."""
     msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
     for i in range(len(msgs) - 1, -1, -1):
         line = msgs[i]
