@@ -76,9 +76,10 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
                 its guess there means nothing; only ``no_failure`` of a run that said it ``ended_well``
                 (its exit status, its last lines) stands. A run ``known_failed`` (a non-zero exit, OOMKilled) is
                 never called healthy: where ``no_failure`` wins, the verdict is ``unknown``. A run that
-                ``exited_clean`` (exit status 0: it went on from whatever error it printed) with no rule
-                against it did not fail: the model's probabilities are conditioned on that (the
-                environment causes and code_error taken out), as every such training run was healthy.
+                ``exited_clean`` (exit status 0: it went on from whatever error it printed), or whose
+                last lines say it ``ended_well`` after its last error (a caught OOM retried, a batch
+                finished with "0 failed"), with no rule against it did not fail: the model's
+                probabilities are conditioned on that (the environment causes and code_error taken out).
     """
     rule_cat = verdict.category if verdict else None
     rule_id = verdict.rule_id if verdict else None
@@ -100,7 +101,7 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     if combiner.uses_text(rule_cat, proba_text):
         model_cat, model_conf = ranked(classes, proba_text)[0]
     combined = combiner.proba(proba, rule_cat, verdict.priority if verdict else None, proba_text)
-    if exited_clean and rule_cat is None:
+    if (exited_clean or ended_well) and rule_cat is None:
         tax = load_taxonomy()
         kept = [0.0 if c != UNKNOWN and (tax.is_environment(c) or c == "code_error") else float(p)
                 for c, p in zip(classes, combined)]

@@ -91,10 +91,14 @@ CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs
 _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: code| status)?\s*[=:]?\s*-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 
 
+# a line typed at a shell prompt (a command, the user's comment on another run), not the run's output
+_PROMPT_LINE = re.compile(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+[^\s$#]*\s*[$#]|\$)\s|^\s*(?:PS )?[A-Z]:\\[^>\n]{0,200}>")
+
+
 def ended_well(message: str, after_failure: bool = False) -> bool:
     """The line says the run did its work; after a failure, a passed installation check does not."""
     return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None \
-        and not _NONZERO_EXIT.search(message)
+        and not _NONZERO_EXIT.search(message) and not _PROMPT_LINE.match(message)
 
 
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it

@@ -84,6 +84,9 @@ def test_a_run_that_exited_0_after_going_on_from_its_error_is_not_blamed_on_the_
     # a rule that held against the run wins as before: the conditioning is the model's alone
     rule = RuleVerdict("gpu_oom", "gpu_out_of_memory", 20)
     assert combine(rule, CLASSES, reads_oom, "combined", comb, exited_clean=True).category == "gpu_oom"
+    # a run with no exit status whose last lines say it did its work after its last error: the same
+    assert combine(None, CLASSES, reads_oom, "combined", comb, ended_well=True).category == "no_failure"
+    assert combine(rule, CLASSES, reads_oom, "combined", comb, ended_well=True).category == "gpu_oom"
 
 
 def test_rules_only_says_unknown_for_a_failed_run_no_rule_explains():

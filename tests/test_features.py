@@ -65,6 +65,11 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     assert "ended_well" not in feats(results, {"exit_code": 1}).context.split()
     assert "ended_well" not in feats([*results, "Process finished with exit code 1"]).context.split()
     assert "ended_well" in feats([*results, "Process finished with exit code 0"]).context.split()
+    # nor a line typed at a prompt: the user's note on another run, a command
+    rerun = "$ # same job with conf/v2.yaml on the same node: step 2000 loss 0.41 acc 0.8906"
+    assert "ended_well" not in feats([*tb, rerun]).context.split()
+    assert "ended_well" not in feats([*tb, "(paddle) root@node3:/work# echo training finished"]).context.split()
+    assert "ended_well" in feats([*tb, "[2024-03-06 05:42:24] INFO - epoch 3 acc 0.8906"]).context.split()
     assert feats(results, {"exit_code": 1}).known_failed and feats(results, {"oom_killed": True}).known_failed
     assert feats([*results, "Process finished with exit code 1"]).known_failed
     assert not feats(results, {"exit_code": 0}).known_failed and not feats(results).known_failed
