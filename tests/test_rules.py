@@ -1441,3 +1441,41 @@ def test_a_label_assert_in_one_ranks_kernel_makes_its_peers_nccl_errors_conseque
     nccl = "ExternalError: NCCL error(1), unhandled cuda error. \n  [Hint: 'ncclUnhandledCudaError'. A call to CUDA function failed.]"
     assert RS.match(events([nccl])).category == "distributed_comm_failure"
     assert RS.match(events([assert_line, nccl])).category == "code_error"
+
+
+def test_a_driver_mismatch_wins_over_the_gpu_count_of_0_it_leaves():
+    """Error 803 when Paddle counts its devices: the count of 0 and the invalid device id that follow are its
+    consequences, not a container that sees no GPU; the count of 0 alone still is one."""
+    count = ("W1022 06:41:14.502116    31 gpu_info.cc:94] cudaGetDeviceCount failed in paddle::platform::GetGPUDeviceCountImpl, "
+             "error code : 803, Please see detail in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html")
+    zero = "ValueError: (InvalidArgument) Device id must be less than GPU count, but received id is: 0. GPU count is: 0."
+    assert RS.match(events([zero])).category == "gpu_not_visible"
+    assert RS.match(events([count, zero])).category == "cuda_driver_too_old"
+
+
+def test_a_compile_error_in_the_jobs_own_source_is_its_code_and_in_paddles_api_an_api_change():
+    """nvcc stopping on a custom op's missing semicolon is the job's code; on a Paddle namespace member that is
+    gone, an API change; on Paddle's own sources (a build of Paddle) neither rule speaks."""
+    own = ['relu_op.cu(27): error: expected a ";"', 'relu_op.cu(31): error: identifier "numel" is undefined',
+           "3 errors detected in the compilation of \"/tmp/tmpxft_00001a2f_00000000-6_relu_op.cpp1.ii\"."]
+    api = ['voxelize/voxelize_op.cu(84): error: namespace "paddle" has no member "PlaceType"']
+    paddles = ['/work/Paddle/paddle/phi/kernels/gpu/conv_kernel.cu(88): error: expected a ";"']
+    assert RS.match(events(own), FAILED).category == "code_error"
+    assert RS.match(events(api), FAILED).category == "api_incompatible"
+    assert RS.match(events([*api, *own]), FAILED).category == "api_incompatible"
+    v = RS.match(events(paddles), FAILED)
+    assert v is None or v.rule_id != "job_source_does_not_compile"
+
+
+def test_a_model_repository_without_the_model_files_is_a_missing_file_even_after_a_sync_said_done():
+    """Triton polling a model folder with no config.pbtxt and no model.pdmodel: the files are absent, whatever
+    the puller's own log then says ("sync done: 1 files"); a PIR export beside it is another cause."""
+    poll = ("W0409 03:20:51.131872 1 model_repository_manager.cc:1311] Poll failed for model directory 'ppocr_cls': "
+            "failed to open text file for read /models/ppocr_cls/config.pbtxt: No such file or directory")
+    load = ("E0409 03:20:51.261004 1 model_lifecycle.cc:626] failed to load 'det' version 1: Invalid argument: unable to "
+            "find '/models/det/1/model.pdmodel' or '/models/det/1/model.pdiparams' for model instance 'det'")
+    tail = ["error: creating server: Internal - failed to load all models",
+            "2024-04-09T03:20:49Z sync done: 1 files, 0 bytes of weights"]
+    assert RS.match(events([poll, load, *tail])).category == "file_not_found"
+    pir = RS.match(events([load, "$ ls /models/det/1", "inference.json  inference.pdiparams", *tail]))
+    assert pir is None or pir.rule_id != "model_repository_lacks_the_model_files"
