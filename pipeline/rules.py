@@ -70,7 +70,7 @@ SUCCESS_TAIL = 5
 ENDED_WELL = re.compile(
     r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*|export) "
     r"(?:is )?(?:finished|completed|done)|训练(?:完成|结束)|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
-    r"Successfully (?:saved|exported|installed)|done, time cost|Predict time of|predict total time|"
+    r"Successfully (?:saved|exported|installed|tagged)|done, time cost|Predict time of|predict total time|"
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
@@ -83,7 +83,10 @@ ENDED_WELL = re.compile(
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
     r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
-    r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)")
+    r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
+    # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
+    r"\b100% tests passed\b|^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed))* in [\d.]+s|"
+    r"\bthroughput: [\d.]+ infer/sec\b")
 # what a check run after a failure says of the installation, not of the job: a paste that goes on from
 # the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")

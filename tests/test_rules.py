@@ -441,6 +441,30 @@ def test_no_errors_in_a_note_on_a_check_is_not_the_job_ending_well():
     assert not ended_well("== nvidia-smi nvlink -s (all links 25 GB/s, no errors); dmesg: no Xid ==")
 
 
+def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
+    """docker's last word on a build, ctest's and pytest's summary of a clean pass, perf_analyzer's throughput;
+    a pytest summary with a failure, or pip's wheel built mid-install, is no end."""
+    from pipeline.rules import ended_well
+    assert ended_well("Successfully tagged nlp-serving:ft-1.0.2-py38")
+    assert ended_well("100% tests passed, 0 tests failed out of 12")
+    assert ended_well("========== 12 passed, 3 warnings in 4.21s ==========")
+    assert ended_well("Concurrency: 8, throughput: 100.826 infer/sec, latency 79302 usec")
+    assert not ended_well("===== 1 failed, 11 passed in 3.2s =====")
+    assert not ended_well("Successfully built fast-tokenizer")
+
+
+def test_an_audio_file_libsndfile_cannot_open_is_a_missing_file_not_shm():
+    """libsndfile's "System error" is open() failing on the path (a volume mounted elsewhere): the reader queue
+    killed after it is its consequence, whatever /dev/shm line the paste holds."""
+    worker = ("soundfile.LibsndfileError: Error opening '/corpus/yue_callcenter/wav/2023Q4/yue_q4_018842.wav': "
+              "System error.")
+    queue = ("SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.\n  [Hint: "
+             "Expected killed_ != true, but received killed_:1 == true:1.] (at ../paddle/fluid/operators/reader/blocking_queue.h:174)")
+    mounts = "dshm\t/dev/shm\t"
+    assert RS.match(events([queue, mounts]), FAILED).category == "shm_exhausted"
+    assert RS.match(events([worker, queue, mounts]), FAILED).category == "file_not_found"
+
+
 def test_an_error_the_logging_module_swallowed_is_no_failure():
     """ "--- Logging error ---": a handler failed to write (a full /tmp under a FileHandler, a GBK console
     that cannot encode a message); logging prints the traceback and the job goes on."""
