@@ -1503,3 +1503,14 @@ def test_a_model_repository_without_the_model_files_is_a_missing_file_even_after
     assert RS.match(events([poll, load, *tail])).category == "file_not_found"
     pir = RS.match(events([load, "$ ls /models/det/1", "inference.json  inference.pdiparams", *tail]))
     assert pir is None or pir.rule_id != "model_repository_lacks_the_model_files"
+
+
+def test_a_pdmodel_missing_beside_a_pir_json_export_is_a_model_format_mismatch_whatever_its_name():
+    """A listing of the export shows X.json beside X.pdiparams: the .pdmodel an older loader asks for was never
+    there (PIR format), and the same loader given the .json cannot parse it; other .json files say nothing."""
+    missing = ("ValueError: (InvalidArgument) Cannot open file models/ppTSMv2_fall/ppTSMv2.pdmodel, please confirm "
+               "whether the file is normal.")
+    assert RS.match(events(["ppTSMv2.json  ppTSMv2.pdiparams", missing]), FAILED).category == "model_version_incompatible"
+    assert RS.match(events(["train.json  val.json", missing]), FAILED).category == "file_not_found"
+    parse = "RuntimeError: (PreconditionNotMet) Failed to parse program_desc from models/ppTSMv2_fall/ppTSMv2.json."
+    assert RS.match(events([parse]), FAILED).category == "model_version_incompatible"
