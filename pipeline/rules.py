@@ -1004,7 +1004,7 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 # `docker ps -a`'s status column ("Exited (137) 2 minutes ago"), a docker build's failed step (the classic
 # builder's "returned a non-zero code: 1", BuildKit's "did not complete successfully: exit code: 1")
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
-                          r"\b(?:exited|terminated|finished|ended) with (?:exit )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
+                          r"\b(?:exited|terminated|finished|ended) with (?:exit |return )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
                           r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
                           r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$|"
                           # a CI runner's word on the job's script: GitLab's "Job failed: exit code 1", GitHub Actions'

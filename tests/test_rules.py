@@ -1535,3 +1535,17 @@ def test_a_note_on_another_run_that_worked_is_no_end_of_this_one():
     assert not ended_well("==> same code, image paddle:2.4.2-gpu-cuda11.7-cudnn8.4 on the same node: epoch 1 done, acc 0.842")
     assert not ended_well("同样的代码在另一台机器上训练完成")
     assert ended_well("epoch 1 done, acc 0.842")
+
+
+def test_a_gpu_builds_no_device_warning_in_a_cpu_job_that_did_its_work_is_no_fault():
+    """Airflow's "Command exited with return code 0" is the run's status; a GPU wheel's error-100 warning in a
+    job started with --device cpu that exited 0 is by design, and in one that failed it still speaks."""
+    from pipeline.rules import shell_status
+    warn = ("W1028 05:30:08.112047 77318 gpu_resources.cc:100] cudaGetDeviceCount failed in paddle::platform::"
+            "GetGPUDeviceCountImpl, error code : 100, no CUDA-capable device is detected")
+    cmd = "Running command: ['/usr/bin/bash', '-c', 'python score_wer.py --device cpu --model /opt/asr/models/conformer']"
+    ok = "[2024-10-28, 06:08:52 UTC] {subprocess.py:110} INFO - Command exited with return code 0"
+    assert shell_status([cmd, warn, ok]) == 0
+    assert RS.match(events([cmd, warn, ok])) is None
+    assert RS.match(events([cmd, warn, "Command exited with return code 1"])).category == "gpu_not_visible"
+    assert RS.match(events([warn, ok.replace("--device cpu", "")])).category == "gpu_not_visible"
