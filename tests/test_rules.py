@@ -1549,3 +1549,14 @@ def test_a_gpu_builds_no_device_warning_in_a_cpu_job_that_did_its_work_is_no_fau
     assert RS.match(events([cmd, warn, ok])) is None
     assert RS.match(events([cmd, warn, "Command exited with return code 1"])).category == "gpu_not_visible"
     assert RS.match(events([warn, ok.replace("--device cpu", "")])).category == "gpu_not_visible"
+
+
+def test_fluid_io_arguments_given_to_paddle_static_are_an_api_change():
+    """paddle.static.save_inference_model called as fluid.io's was (dirname=, a list of feed names): the code
+    was written for Paddle 1.x; the same TypeError from a function of the job's own is not."""
+    kw = "TypeError: save_inference_model() got an unexpected keyword argument 'dirname'"
+    names = "ValueError: 'feed_vars' should be a Variable or a list of Variable."
+    assert RS.match(events([kw]), FAILED).category == "api_incompatible"
+    assert RS.match(events([names]), FAILED).category == "api_incompatible"
+    own = RS.match(events(["TypeError: export_model() got an unexpected keyword argument 'dirname'"]), FAILED)
+    assert own is None or own.rule_id != "paddle_removed_kwarg"
