@@ -251,9 +251,10 @@ def verdicts(ds: Dataset, rows: np.ndarray, probas: Probas, combiner: C.Combiner
         out["model_only"].append(combine(v, classes, probas.no_rules[i], "model_only"))
         if combined is not None:
             fixed = C.Combiner(classes, alpha=1.0, beta=[0.0] * len(C.BANDS), floor=combiner.floor if combiner else 0.0)
-            # the rule is already in combined[i]: combine sees no verdict, so exited_clean is said for no-rule runs only
+            # the rule is already in combined[i]: combine sees no verdict, so exited_clean and ended_well (which
+            # condition the model's probabilities where no rule holds) are said for no-rule runs only
             out["combined"].append(combine(None, classes, combined[i], "combined", fixed, foreign=foreign,
-                                           known_failed=f.known_failed, ended_well=f.ended_well,
+                                           known_failed=f.known_failed, ended_well=f.ended_well and v is None,
                                            exited_clean=f.exited_clean and v is None))
         else:
             out["combined"].append(combine(v, classes, probas.rules[i], "combined", combiner, foreign=foreign,

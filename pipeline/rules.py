@@ -77,7 +77,7 @@ ENDED_WELL = re.compile(
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
-    r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"\b(?:0|zero) (?:failed|failures|errors)\b|^\S+\s+Complete\s+\d+/\d+\s|\b(?:errors|failed)[:=]?\s*0\b|"
     # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
     r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
@@ -103,10 +103,15 @@ _OTHER_RUN = re.compile(r"(?i)\b(?:same|another|other|official|previous)\s+(?:co
                         r"machine|env(?:ironment)?|container|wheel|card|GPU)\b|同样的代码|同一份代码|另一台")
 
 
+# the job's source pasted after its log: a print or logging call, a format template ("saved to {path}")
+_SOURCE_LINE = re.compile(r"\b(?:print|info|warning|write)\s*\(\s*[fFrRbB]?['\"]|\{[A-Za-z_][\w.]*(?::[^{}\s]*)?\}")
+
+
 def ended_well(message: str, after_failure: bool = False) -> bool:
     """The line says the run did its work; after a failure, a passed installation check does not."""
     return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None \
-        and not _NONZERO_EXIT.search(message) and not _PROMPT_LINE.match(message) and not _OTHER_RUN.search(message)
+        and not _NONZERO_EXIT.search(message) and not _PROMPT_LINE.match(message) \
+        and not _OTHER_RUN.search(message) and not _SOURCE_LINE.search(message)
 
 
 # the job going on as it says so itself (a step or epoch line, a request served): after a connection error it
@@ -1005,6 +1010,7 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 # builder's "returned a non-zero code: 1", BuildKit's "did not complete successfully: exit code: 1")
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
                           r"\b(?:exited|terminated|finished|ended) with (?:exit |return )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
+                          r"\b(?:exited|terminated|finished|ended) with (-?\d+)\s*[.)]?\s*$|"   # a wrapper's "trainer exited with 0"
                           r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
                           r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$|"
                           # a CI runner's word on the job's script: GitLab's "Job failed: exit code 1", GitHub Actions'

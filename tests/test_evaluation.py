@@ -73,3 +73,26 @@ def test_unseen_rules_takes_away_the_rules_no_training_thread_supports():
     assert out[1].rule_id == "shared" and out[1].category == "gpu_oom" and out[1].priority == 20
     assert out[1].hits == ["shared"] and [e["rule"] for e in out[1].evidence] == ["shared"]
     assert out[2] is None                         # no rule left: as if no rule had fired
+
+
+def test_cross_fitted_verdicts_condition_on_a_good_end_only_where_no_rule_held():
+    """In the cross-fitted combined verdicts the rule is already inside the probabilities (combine sees no
+    verdict): a run whose last lines say it ended well is taken as healthy only where no rule held, as
+    `logml predict` does; a rule's verdict against it stands."""
+    from pipeline.evaluation import Probas, verdicts
+    from pipeline.features import run_features
+    from pipeline.model import Dataset
+    from pipeline.rules import RuleVerdict, events_from_lines
+
+    lines = ["ResourceExhaustedError: Out of memory error on GPU 0.", "retrying with batch 8",
+             "epoch 3 done, acc 0.91", "training finished"]
+    feats = run_features(events_from_lines(lines))
+    assert feats.ended_well and not feats.exited_clean
+    classes = ["gpu_oom", "no_failure", "unknown"]
+    combined = np.array([[0.8, 0.15, 0.05], [0.8, 0.15, 0.05]])
+    ds = Dataset(pd.DataFrame({"category": ["no_failure", "gpu_oom"]}), [feats, feats],
+                 [None, RuleVerdict("gpu_oom", "gpu_out_of_memory", 20)], np.array([False, False]))
+    probas = Probas(classes, combined, combined)
+    out = verdicts(ds, np.arange(2), probas, combined=combined)["combined"]
+    assert out[0].category == "no_failure"
+    assert out[1].category == "gpu_oom"

@@ -1560,3 +1560,17 @@ def test_fluid_io_arguments_given_to_paddle_static_are_an_api_change():
     assert RS.match(events([names]), FAILED).category == "api_incompatible"
     own = RS.match(events(["TypeError: export_model() got an unexpected keyword argument 'dirname'"]), FAILED)
     assert own is None or own.rule_id != "paddle_removed_kwarg"
+
+
+def test_the_jobs_source_pasted_after_its_log_and_a_wrappers_bare_status():
+    """A print call or a format template in pasted source ("saved to {path}") is no word of the run's end;
+    a wrapper's "trainer exited with 0" is its status, and `kubectl get job`'s Complete row its good end."""
+    from pipeline.rules import ended_well, shell_status
+    assert not ended_well("            print(f'[BestCkpt] epoch {epoch}: new best {cur:.4f}, saved to {path}')")
+    assert not ended_well('    logger.info("training finished")')
+    assert ended_well("[BestCkpt] epoch 3: new best 0.9120, saved to output/best")
+    assert shell_status(["[2024-07-09 21:03:43] [job] trainer exited with 0"]) == 0
+    assert shell_status(["worker exited with 137."]) == 137
+    assert shell_status(["trainer exited with 2 errors in the log"]) is None
+    assert ended_well("uie-finetune-0709   Complete   1/1           64m        71m")
+    assert not ended_well("uie-finetune-0709   Running    0/1           64m        71m")
