@@ -1574,3 +1574,16 @@ def test_the_jobs_source_pasted_after_its_log_and_a_wrappers_bare_status():
     assert shell_status(["trainer exited with 2 errors in the log"]) is None
     assert ended_well("uie-finetune-0709   Complete   1/1           64m        71m")
     assert not ended_well("uie-finetune-0709   Running    0/1           64m        71m")
+
+
+def test_error_803_beside_the_hosts_own_library_and_module_mismatch_is_no_usable_gpu():
+    """Error 803 where NVML says the host's driver libraries and kernel module disagree (an upgrade not yet
+    followed by a reboot): no GPU is usable, it is not an image's toolkit too new for the driver. NVML failing
+    beside a run that exited 0 was a monitor's trouble."""
+    e803 = ("OSError: (External) CUDA error(803), system has unsupported display driver / cuda driver combination. \n"
+            "  [Hint: 'cudaErrorSystemDriverMismatch'.]")
+    nvml = "Failed to initialize NVML: Driver/library version mismatch"
+    assert RS.match(events([e803]), FAILED).category == "cuda_driver_too_old"
+    assert RS.match(events([nvml, e803]), FAILED).category == "gpu_not_visible"
+    assert RS.match(events([nvml]), FAILED).category == "gpu_not_visible"
+    assert RS.match(events([nvml, "epoch 3 step 1500 loss 0.41", "training finished"]), {"exit_code": 0}) is None
