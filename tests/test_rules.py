@@ -1587,3 +1587,29 @@ def test_error_803_beside_the_hosts_own_library_and_module_mismatch_is_no_usable
     assert RS.match(events([nvml, e803]), FAILED).category == "gpu_not_visible"
     assert RS.match(events([nvml]), FAILED).category == "gpu_not_visible"
     assert RS.match(events([nvml, "epoch 3 step 1500 loss 0.41", "training finished"]), {"exit_code": 0}) is None
+
+
+def test_protobuf_resolved_from_another_library_makes_a_program_parse_crash_an_abi_clash():
+    """A segfault while the predictor parses its program reads like a bad model; where gdb resolves protobuf from
+    a library that is not Paddle's, or ldd shows a shared libprotobuf beside Paddle's own, it is an ABI clash."""
+    crash = ["C++ Traceback (most recent call last):",
+             "2   paddle::AnalysisPredictor::Init(std::shared_ptr<paddle::framework::Scope> const&, std::shared_ptr<paddle::framework::ProgramDesc> const&)",
+             "FatalError: `Segmentation fault` is detected by the operating system."]
+    foreign = ("#0  0x00007f91a8c4e2b1 in google::protobuf::internal::ArenaImpl::AllocateAlignedAndAddCleanup(unsigned long, "
+               "void (*)(void*)) () from /opt/vi/lib/libvilic.so")
+    own = ("#2  0x00007f91b7a3e44c in google::protobuf::MessageLite::ParseFromString(std::string const&) () from "
+           "/opt/paddle_inference/paddle/lib/libpaddle_inference.so")
+    ldd = "\tlibprotobuf.so.32 => /opt/metrics-sdk/lib/libprotobuf.so.32 (0x00007f5e2b9a0000)"
+    assert RS.match(events([*crash, own]), FAILED).category == "model_version_incompatible"
+    assert RS.match(events([*crash, foreign]), FAILED).category == "native_crash"
+    assert RS.match(events([*crash, ldd]), FAILED).category == "native_crash"
+
+
+def test_nvidia_smi_missing_from_a_container_is_no_driver_reached():
+    """docker's 'exec: "nvidia-smi": executable file not found' in the container: the GPU runtime injected
+    nothing, so error 35 there is no old driver, whatever driver the host's own nvidia-smi shows."""
+    e35 = "OSError: (External) CUDA error(35), CUDA driver version is insufficient for CUDA runtime version."
+    exec_ = ('docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create '
+             'failed: unable to start container process: exec: "nvidia-smi": executable file not found in $PATH: unknown.')
+    assert RS.match(events([e35]), FAILED).category == "cuda_driver_too_old"
+    assert RS.match(events([e35, exec_]), FAILED).category == "gpu_not_visible"
