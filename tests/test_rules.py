@@ -1592,9 +1592,11 @@ def test_error_803_beside_the_hosts_own_library_and_module_mismatch_is_no_usable
 def test_protobuf_resolved_from_another_library_makes_a_program_parse_crash_an_abi_clash():
     """A segfault while the predictor parses its program reads like a bad model; where gdb resolves protobuf from
     a library that is not Paddle's, or ldd shows a shared libprotobuf beside Paddle's own, it is an ABI clash."""
-    crash = ["C++ Traceback (most recent call last):",
-             "2   paddle::AnalysisPredictor::Init(std::shared_ptr<paddle::framework::Scope> const&, std::shared_ptr<paddle::framework::ProgramDesc> const&)",
-             "FatalError: `Segmentation fault` is detected by the operating system."]
+    crash = ["--------------------------------------\nC++ Traceback (most recent call last):\n"
+             "--------------------------------------\n"
+             "2   paddle::AnalysisPredictor::Init(std::shared_ptr<paddle::framework::Scope> const&, "
+             "std::shared_ptr<paddle::framework::ProgramDesc> const&)\n\n----------------------\nError Message Summary:\n"
+             "----------------------\nFatalError: `Segmentation fault` is detected by the operating system."]
     foreign = ("#0  0x00007f91a8c4e2b1 in google::protobuf::internal::ArenaImpl::AllocateAlignedAndAddCleanup(unsigned long, "
                "void (*)(void*)) () from /opt/vi/lib/libvilic.so")
     own = ("#2  0x00007f91b7a3e44c in google::protobuf::MessageLite::ParseFromString(std::string const&) () from "
