@@ -994,8 +994,6 @@ _STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*(?:\$\?|%errorlev
                           r'^PS [^>\n]{1,200}>\s*\$LASTEXITCODE\s*$', re.I)   # PowerShell prints a variable typed alone
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
-_FAILED_LINE = re.compile(r"^\s*(?:Traceback \(most recent call last\)|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b:|"
-                          r"Error: |FATAL\b|Fatal Python error|Segmentation fault)|\bCUDA error\s*\(?\d")
 _SHELL_KILLED = re.compile(r"^\s*(?:Killed|已杀死)\s*$")
 
 
@@ -1047,11 +1045,8 @@ def shell_status(messages) -> int | None:
     "Exited with exit code N", Kubernetes' exit code of the container, the launcher's footer or an IDE's,
     docker's (`docker ps -a`, a build's failed step), a CI runner's, a wrapper script's (also in Chinese)."""
     msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
-    failed_after = False   # an exception or error printed below: a tool's status 0 above it is not the run's end
     for i in range(len(msgs) - 1, -1, -1):
         line = msgs[i]
-        if not failed_after and _FAILED_LINE.search(line):
-            failed_after = True
         if ("$" in line or "%" in line) and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
             said = _STATUS_SAID.match(msgs[i + 1])
             if said:
@@ -1077,8 +1072,6 @@ def shell_status(messages) -> int | None:
             tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line)
             if tool and not _in_last_state(msgs, i):
                 code = int(next(g for g in tool.groups() if g is not None))
-                if code == 0 and failed_after:   # another process's end (an MPS server, a sidecar) above the job's failure
-                    continue
                 return 128 - code if code < 0 else code   # the launcher's -9 is a SIGKILL: 137
     return None
 

@@ -1516,20 +1516,6 @@ def test_a_pdmodel_missing_beside_a_pir_json_export_is_a_model_format_mismatch_w
     assert RS.match(events([parse]), FAILED).category == "model_version_incompatible"
 
 
-def test_a_status_0_above_the_jobs_own_failure_is_another_processs_end():
-    """An MPS server's "exited with status 0" pasted above the job's label assert and CUDA error 719: not the
-    run's exit status, so the failure rules still read it; below the failure, a 0 is the run's end."""
-    from pipeline.rules import shell_status
-    server = "[2024-02-27 10:58:03.771 Control  2087] Server 2090 exited with status 0"
-    failure = ["Error: /paddle/paddle/phi/kernels/gpu/cross_entropy_kernel.cu:1032 Assertion `false` failed. The value of "
-               "label expected >= 0 and < 24, or == -100, but got 27. Please check label value.",
-               "OSError: (External) CUDA error(719), unspecified launch failure. "]
-    assert shell_status([server, *failure]) is None
-    assert shell_status([*failure, "trainer exited with status 0"]) == 0
-    assert shell_status([server, *failure, "Process finished with exit code 1"]) == 1
-    assert RS.match(events([server, "epoch 3 step 1500/2210 loss 0.61 acc 0.80", *failure])).category == "code_error"
-
-
 def test_a_note_on_another_run_that_worked_is_no_end_of_this_one():
     from pipeline.rules import ended_well
     assert not ended_well("==> same code, image paddle:2.4.2-gpu-cuda11.7-cudnn8.4 on the same node: epoch 1 done, acc 0.842")
