@@ -70,6 +70,7 @@ SUCCESS_TAIL = 5
 ENDED_WELL = re.compile(
     r"(?i)installed successfully|works well on \d+ [CG]PUs?|(?:training|train|evaluation|eval|inference|predict\w*|export) "
     r"(?:is )?(?:finished|completed|done)|训练(?:完成|结束)|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
+    r"^\S+\s+(?-i:Complete)\s+\d+/\d+\s+\d+[smhd]|"   # `kubectl get job`: NAME STATUS COMPLETIONS DURATION
     r"Successfully (?:saved|exported|installed|tagged)|done, time cost|Predict time of|predict total time|"
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
@@ -77,7 +78,7 @@ ENDED_WELL = re.compile(
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
-    r"\b(?:0|zero) (?:failed|failures|errors)\b|^\S+\s+Complete\s+\d+/\d+\s|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
     r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"

@@ -1560,6 +1560,7 @@ def test_the_jobs_source_pasted_after_its_log_and_a_wrappers_bare_status():
     assert shell_status(["trainer exited with 2 errors in the log"]) is None
     assert ended_well("uie-finetune-0709   Complete   1/1           64m        71m")
     assert not ended_well("uie-finetune-0709   Running    0/1           64m        71m")
+    assert not ended_well("Download complete 3/3 files")
 
 
 def test_error_803_beside_the_hosts_own_library_and_module_mismatch_is_no_usable_gpu():
