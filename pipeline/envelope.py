@@ -401,7 +401,8 @@ def _clean(buffers, ctrl, nl, body_buf, body_start, body_len, skip: np.ndarray) 
 def _relayed(buffers, body_buf, body_start, body_len, skip: np.ndarray) -> np.ndarray:
     """Lines whose body starts with a relay prefix (normalize.RELAY_PREFIX: "[1,0]<stderr>:",
     "(pid=12) "...): normalize.may_be_relayed on the first bytes of all lines (a "[2026/11/29"
-    header is no candidate: no "," among bytes 2-6, no "r", "d" or "p" second), the pattern
+    header is no candidate: no "," among bytes 2-6, no "r", "d" or "p" second; a "[2024-07-22"
+    one is, for Airflow's prefix), the pattern
     (RE2) over the few that pass. Compose's "name-1  | " is not looked for here: such lines go to the Normalizer
     (line_shape refuses them), right but slower."""
     from pipeline.normalize import RELAY_PREFIX
@@ -414,8 +415,9 @@ def _relayed(buffers, body_buf, body_start, body_len, skip: np.ndarray) -> np.nd
     byte = [((head >> np.uint64(8 * k)) & np.uint64(0xFF)).astype(np.uint8) for k in range(7)]
     second = byte[1]
     comma = np.logical_or.reduce([b == ord(",") for b in byte[2:7]])
+    year = np.logical_and.reduce([(b >= ord("0")) & (b <= ord("9")) for b in byte[1:5]]) & (byte[5] == ord("-"))
     square = (byte[0] == ord("[")) & ((second == ord("r")) | (second == ord("d")) | (second == ord("p"))
-                                      | ((second >= ord("0")) & (second <= ord("9")) & comma))
+                                      | ((second >= ord("0")) & (second <= ord("9")) & comma) | year)
     candidates = np.flatnonzero((square | (byte[0] == ord("(")) | (byte[0] == ord(">"))) & ~skip)
     if not len(candidates):
         return candidates

@@ -186,20 +186,24 @@ def _date_prefix(raw: str, ybm: dict | None) -> str | None:
 
 # The tag a process multiplexer puts before every line it relays: mpirun --tag-output
 # "[1,0]<stderr>:", torchrun "[rank0]:", Ray "(RayTrainWorker pid=123, ip=10.0.0.3) ", kubectl logs
-# --prefix "[pod/name/container] ", docker compose "trainer-1  | ", and a quoted paste's "> ". It
-# hides the header and the traceback shapes behind it, so it goes like an envelope. ASCII classes
-# only: ingest's columnar path runs the same pattern in RE2.
+# --prefix "[pod/name/container] ", docker compose "trainer-1  | ", Airflow's task log
+# "[2024-07-22, 03:10:49 UTC] {process_utils.py:190} INFO - " (its subprocess's output, tracebacks
+# included, is relayed line by line) and a quoted paste's "> ". It hides the header and the
+# traceback shapes behind it, so it goes like an envelope. ASCII classes only: ingest's columnar
+# path runs the same pattern in RE2.
 RELAY_PREFIX = (r"(?:\[[0-9]+,[0-9]+\]<(?:stdout|stderr|stddiag)>:|\[(?:rank|default)[0-9]+\]:"
                 r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) "
+                r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2}[^\]\[]{0,40}\] \{[A-Za-z0-9_.-]+\.py:[0-9]+\} [A-Z]+ - "
                 r"|[A-Za-z0-9][A-Za-z0-9_.-]*[-_][0-9]+ +\| |(?:> )+)")
 _RELAY_RE = re.compile(RELAY_PREFIX)
 def may_be_relayed(line: str) -> bool:
     """A cheap test that passes every line with a relay prefix, and few others: a "[2026/11/29 ...]"
-    header fails it (no "r", "d" or "p" second, no "," among the next characters)."""
+    header fails it (no "r", "d" or "p" second, no "," among the next characters), and a
+    "[2024-07-22 03:10:49,123] [ INFO]" header goes no further than a look for Airflow's "} "."""
     c = line[:1]
     if c == "[":
         d = line[1:2]
-        return d in ("r", "d", "p") or (d.isdigit() and "," in line[2:7])
+        return d in ("r", "d", "p") or (d.isdigit() and ("," in line[2:7] or (line[5:6] == "-" and "} " in line[20:100])))
     if c == "(" or c == ">":
         return True
     return c.isalnum() and "| " in line[:80]

@@ -191,7 +191,8 @@ def test_relayed_lines_same_warehouse_on_both_paths(tmp_path):
     from conftest import run_lines, write_cri, write_docker, write_plain
     rng = random.Random(5)
     root = tmp_path / "fleet"
-    tags = ["[1,0]<stderr>:", "(RayTrainWorker pid=12, ip=10.0.0.3) ", "[rank1]:", "[pod/job-0/main] ", "> "]
+    tags = ["[1,0]<stderr>:", "(RayTrainWorker pid=12, ip=10.0.0.3) ", "[rank1]:", "[pod/job-0/main] ", "> ",
+            "[2024-07-22, 03:10:49 UTC] {process_utils.py:190} INFO - "]
     for i in range(8):
         body = run_lines(rng, 80, failure=i % 4)
         tagged = [tags[(i + k) % len(tags)] + line if k % 5 else line for k, line in enumerate(body)]
@@ -206,7 +207,7 @@ def test_relayed_lines_same_warehouse_on_both_paths(tmp_path):
     assert col[1].files_columnar > 0
     with duckdb.connect(str(tmp_path / "columnar.duckdb"), read_only=True) as con:
         left = con.execute("SELECT count(*) FROM events WHERE regexp_matches(coalesce(text, message), "
-                           "'^(\\[[0-9]+,[0-9]+\\]<|\\[rank|\\(RayTrainWorker|\\[pod/)')").fetchall()[0][0]
+                           "'^(\\[[0-9]+,[0-9]+\\]<|\\[rank|\\(RayTrainWorker|\\[pod/|\\[2024-07-22, )')").fetchall()[0][0]
         blocks = con.execute("SELECT count(*) FROM events WHERE kind <> 'line'").fetchall()[0][0]
     assert left == 0 and blocks > 0
     # and the columns read them by shape: the decoded bodies lost the tag already

@@ -375,7 +375,10 @@ def test_ansi_and_carriage_returns():
 
 
 RELAYS = ["[1,0]<stderr>:", "[rank3]:", "(RayTrainWorker pid=4242, ip=10.0.0.3) ", "(pid=77) ",
-          "[pod/train-job-0/trainer] ", "trainer-1  | ", "paddle_serving_1 | ", "> ", "> > "]
+          "[pod/train-job-0/trainer] ", "trainer-1  | ", "paddle_serving_1 | ", "> ", "> > ",
+          "[2024-07-22, 03:10:49 UTC] {process_utils.py:190} INFO - ",
+          "[2021-03-04 12:00:01,123] {taskinstance.py:1150} INFO - ",
+          "[2024-07-22T03:10:49.123+0000] {subprocess.py:93} INFO - "]
 
 
 @pytest.mark.parametrize("relay", RELAYS)
@@ -395,6 +398,15 @@ def test_lines_like_a_relay_prefix_are_kept():
             " 50%|#####     | 5/10"]
     df = one(kept)
     assert [t.strip() for t in df.text] == [kept[0].split("INFO: ")[1], *(k.strip() for k in kept[1:])]
+
+
+def test_airflow_lookalikes_keep_their_header():
+    """Only "[ts] {file.py:N} LEVEL - " is Airflow's relay: other lines behind an ISO timestamp
+    keep their timestamp (a relay tag is dropped with whatever time it carried)."""
+    df = one(["[2024-07-22 03:10:49] {not airflow}", "[2024-07-22 03:10:49]{x.py:1} INFO - no space",
+              "[2024-07-22 03:10:49,123] [    INFO] - paddlenlp line"])
+    assert [ts[:19] for ts in df.ts] == ["2024-07-22T03:10:49"] * 3
+    assert df.message.tolist()[0] == "{not airflow}"
 
 
 def test_chinese_text_and_blank_lines():
