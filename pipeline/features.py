@@ -236,7 +236,8 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _FAILED_EXIT = re.compile(r"(?i)exit(?:ed)? (?:with )?(?:code|status):? *-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 _CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
-_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
+# numpy's dispatch ("<__array_function__ internals>") is no frame of its own: the error is the caller's line's
+_FRAME = re.compile(r'^\s*File "(?!<__array_function__)([^"]+)", line \d+', re.M)
 _IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)
 _SITE = re.compile(r"(?:site|dist)-packages[\\/]+([\w.-]+)")
 _EXC = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|NotMet|Warning|Exit|Interrupt)|MemoryError|KeyError|"
@@ -246,7 +247,7 @@ _PADDLE_ERR = re.compile(r"\((InvalidArgument|NotFound|PreconditionNotMet|Resour
                          r"Unauthenticated)\)|\b(InvalidArgument|NotFound|PreconditionNotMet|ResourceExhausted|"
                          r"External|Unavailable|Unimplemented|Fatal|OutOfRange|PermissionDenied)Error\b")
 _STDLIB = ("/lib/python", "\\lib\\", "threading.py", "multiprocessing", "<frozen", "runpy.py", "socket.py",
-           "subprocess.py", "<string>", "<stdin>", "<__array_function__")
+           "subprocess.py", "<string>", "<stdin>")
 ERRORISH = re.compile(r"(?i)error|exception|traceback|fatal|failed|failure|killed|abort|segmentation|core dumped|"
                       r"cannot|can't|could not|unable|not found|no such|does not exist|refused|timed? ?out|"
                       r"not supported|insufficient|错误|失败|异常|无法")
@@ -314,10 +315,16 @@ _FRAME_ONLY = re.compile(r"\s*(?:\d+\s+(?:0x[0-9a-f]+p?\s+)?[\w:~<>]|@\s+0x)")
 _ZERO_FAILURES = re.compile(r"(?i)\b(?:0|no|zero) (?:failed|failures|errors?)\b|\b(?:errors|failed)[:=]?\s*0\b")
 
 
+_SAYS_EXIT_0 = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: code| status)?\s*[=:]?\s*0\b")
+
+
 def _is_error_event(level, kind, message: str) -> bool:
     if kind != "line" or level in ("ERROR", "FATAL"):
         return True
-    return level != "WARNING" and ERRORISH.search(_ZERO_FAILURES.sub("", message or "")) is not None
+    # a job's closing summary that counts a few failed items and says it exited 0 ("processed 1,562,000,
+    # failed 4, exit 0") is its good end, not its last error ("done: 1200 images, 3 failed" alone stays one)
+    return level != "WARNING" and ERRORISH.search(_ZERO_FAILURES.sub("", message or "")) is not None \
+        and not (_SAYS_EXIT_0.search(message or "") and ended_well(message or ""))
 
 
 def _went_on_from(messages: Sequence[str], pos: int, after_failure: bool) -> bool:

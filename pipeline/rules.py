@@ -123,7 +123,7 @@ PROGRESS = re.compile(
     r"\b(?:Successful request|Inference) count:\s*[1-9]|"   # Triton's statistics of requests served (perf_analyzer)
     r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3
-_PY_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
+_PY_FRAME = re.compile(r'^\s*File "(?!<__array_function__)([^"]+)", line \d+', re.M)   # as features._FRAME
 # an exception line, a process killed or crashed (a shell's "<pid> Killed <command>"), an error said in so many words
 _ENDS_FAILED = re.compile(
     r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"

@@ -46,6 +46,20 @@ def test_focus_is_the_error_the_run_died_of_not_earlier_warnings():
     assert "tb_truncated" not in tokens
 
 
+def test_numpy_dispatch_is_no_frame_of_its_own():
+    """numpy < 1.25 shows "<__array_function__ internals>" under the job's call of np.concatenate: the failing
+    frame is the job's line, so a bug-type exception there is the job's (python_bug_in_job_code)."""
+    from pipeline.rules import RuleSet
+    lines = ["Traceback (most recent call last):",
+             '  File "/data/proj/layout/losses.py", line 88, in __call__',
+             '    tgt = np.concatenate([t["boxes"] for t in targets if len(t["boxes"])], axis=0)',
+             '  File "<__array_function__ internals>", line 200, in concatenate',
+             "ValueError: need at least one array to concatenate"]
+    assert "frame_user" in feats(lines).context.split()
+    verdict = RuleSet.load().match(normalize_lines(lines), {"exit_code": 1})
+    assert verdict is not None and verdict.rule_id == "python_bug_in_job_code"
+
+
 def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_without_errors():
     ok = feats(["W1130 10:00:00.000000 1 tensorrt.cc:56] You are using Paddle compiled with TensorRT, but TensorRT "
                 "dynamic library is not found. Ignore this if TensorRT is not needed.",
@@ -70,6 +84,11 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     assert "ended_well" not in feats([*tb, rerun]).context.split()
     assert "ended_well" not in feats([*tb, "(paddle) root@node3:/work# echo training finished"]).context.split()
     assert "ended_well" in feats([*tb, "[2024-03-06 05:42:24] INFO - epoch 3 acc 0.8906"]).context.split()
+    # a closing summary that counts a few failed items and says it ended well is the good end, not the last error
+    oom = ["E0412 21:40:02.118 trt] 1: Error Code 1: Cuda Runtime (out of memory)", "W0412 trt] Skipping tactic 3"]
+    summary = "summary: processed 1,562,000, failed 4, wall 1h14m33s, exit 0"
+    assert "ended_well" in feats([*oom, "crops 1,562,004/1,562,004 (100%)", summary]).context.split()
+    assert "ended_well" not in feats([*oom, "summary: processed 1,562,000, failed 4, exit 3"]).context.split()
     assert feats(results, {"exit_code": 1}).known_failed and feats(results, {"oom_killed": True}).known_failed
     assert feats([*results, "Process finished with exit code 1"]).known_failed
     assert not feats(results, {"exit_code": 0}).known_failed and not feats(results).known_failed
