@@ -72,7 +72,8 @@ ENDED_WELL = re.compile(
     r"(?:is )?(?:finished|completed|done)|训练(?:完成|结束)|推理完成|预测完成|Exit code:? 0\b|Pod completed|"
     r"^\S+\s+(?-i:Complete)\s+\d+/\d+\s+\d+[smhd]|"   # `kubectl get job`: NAME STATUS COMPLETIONS DURATION
     r"Successfully (?:saved|exported|installed|tagged)|done, time cost|Predict time of|predict total time|"
-    r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|save(?:d)? (?:model|checkpoint|the model)|"
+    r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|"
+    r"\b(?:figure|plot|model|results?|output|checkpoint|predictions?|weights) (?:is |was |were )?saved\s*(?::|to\b)|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
     r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
@@ -81,8 +82,9 @@ ENDED_WELL = re.compile(
     r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
     # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
     r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
-    r"\b(?:done|finished|completed)[:,]\s*\d+ (?:images|files|samples|records|items|pages|requests)\b|"
-    r"\b(?:wrote|written|saved) \d+ (?:records|rows|results|images|files|predictions)\b|"
+    r"\b(?:done|finished|completed)[:,]\s*\d[\d,]* (?:images|files|samples|records|items|pages|requests)\b|"
+    r"\b(?:wrote|written|saved) \d[\d,]* (?:records|rows|results|images|files|predictions|vectors|embeddings|docs|documents|crops)\b|"
+    r"\b(?:job|run|task|training|pipeline|batch) (?:finished|completed|succeeded|ended) (?:OK|successfully)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
     r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
@@ -137,7 +139,7 @@ FIELDS = ("text", "message")
 _RULE_KEYS = {
     "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
     "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "progress_survives",
-    "frame", "meta",
+    "frame", "fact", "meta",
     "case_sensitive", "examples", "counter_examples", "description", "weaker",
 }
 FRAME_LOCATIONS = ("user", "paddle", "thirdparty", "stdlib", "none")
@@ -207,6 +209,7 @@ class Rule:
     # a connection refused while the peers or the server started, then retried
     progress_survives: bool = False
     frame: tuple[str, ...] = ()
+    fact: tuple[str, ...] = ()   # names in FACTS: what a regex cannot tell of the matched event (compare numbers)
     meta: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     case_sensitive: bool = False
     examples: tuple[Any, ...] = ()
@@ -253,6 +256,8 @@ class Rule:
             if not r.search(value):
                 return None
         if self.frame and innermost_frame(value) not in self.frame:
+            return None
+        if any(not FACTS[f](value) for f in self.fact):
             return None
         return m
 
@@ -979,6 +984,25 @@ def describe_meta(meta: Mapping[str, Any] | None) -> str:
     return ", ".join(parts)
 
 
+_GPU_ALLOC = re.compile(r"Cannot allocate ([\d.]+)\s*([KMGT]?)i?B memory on GPU \d+, ([\d.]+)\s*([KMGT]?)i?B memory has "
+                        r"been allocated and available memory is only ([\d.]+)\s*([KMGT]?)i?B")
+_UNIT = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
+
+
+def request_beyond_device(text: str) -> bool:
+    """Paddle's GPU allocator was asked, in one allocation, for more than twice what the device holds at all
+    (allocated + available): no batch size makes that fit (a batch-size OOM asks for a fraction of it)."""
+    m = _GPU_ALLOC.search(text)
+    if m is None:
+        return False
+    req, held, free = (float(m.group(i)) * _UNIT[m.group(i + 1).upper()] for i in (1, 3, 5))
+    return req > 2 * (held + free)
+
+
+# facts a rule may require of its matched event (`fact:` in rules.yaml)
+FACTS = {"request_beyond_device": request_beyond_device}
+
+
 def innermost_frame(text: str) -> str:
     """Where the innermost Python traceback frame of an event lives: user | paddle | thirdparty |
     stdlib, or none when the event shows no frame."""
@@ -1266,6 +1290,9 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         bad_frames = [f for f in frame_spec if f not in FRAME_LOCATIONS]
         if bad_frames:
             errs.append(f"frame must be among {FRAME_LOCATIONS}, not {bad_frames}")
+        fact_spec = tuple(str(f) for f in _as_list(spec.get("fact")))
+        if [f for f in fact_spec if f not in FACTS]:
+            errs.append(f"fact must be among {sorted(FACTS)}, not {[f for f in fact_spec if f not in FACTS]}")
         meta_spec = spec.get("meta") or {}
         if not isinstance(meta_spec, Mapping):
             errs.append("meta must be a mapping")
@@ -1309,7 +1336,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
                 unless_succeeded=bool(spec.get("unless_succeeded", False)),
                 consequence=bool(spec.get("consequence", False)),
                 progress_survives=bool(spec.get("progress_survives", False)),
-                unless_succeeded_with=lists["unless_succeeded_with"], frame=frame_spec, meta=meta,
+                unless_succeeded_with=lists["unless_succeeded_with"], frame=frame_spec, fact=fact_spec, meta=meta,
                 case_sensitive=case_sensitive,
                 examples=tuple(_as_list(spec.get("examples"))),
                 counter_examples=tuple(_as_list(spec.get("counter_examples"))),

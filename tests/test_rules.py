@@ -453,6 +453,18 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert not ended_well("Successfully built fast-tokenizer")
 
 
+def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_ended_well():
+    from pipeline.rules import ended_well
+    assert ended_well("2025-03-11 01:46:32 | INFO | nightly_reindex | job finished OK in 46m30s")
+    assert ended_well("training completed successfully")
+    assert ended_well("wrote 4,948,139 vectors to s3://search-idx/products/2025-03-10/")
+    assert ended_well("[ocr-batch] done: 1,200 images, 0 failed")
+    assert not ended_well("Download completed successfully")   # a step of the run, not its end
+    assert not ended_well("job finished OK, exit 2")
+    assert ended_well("figure saved: train_cost.png") and ended_well("model saved to ./output/best")
+    assert not ended_well("no model saved yet")
+
+
 def test_an_audio_file_libsndfile_cannot_open_is_a_missing_file_not_shm():
     """libsndfile's "System error" is open() failing on the path (a volume mounted elsewhere): the reader queue
     killed after it is its consequence, whatever /dev/shm line the paste holds."""
@@ -995,6 +1007,23 @@ def test_weaker_keeps_the_winner_lowers_its_band_and_is_validated():
     for bad in ({"when": ["x"], "priority": 5}, {"when": [], "priority": 60}, {"priority": 60}, "x"):
         with pytest.raises(ValueError, match="weaker"):
             RuleSet.from_dict({"rules": [{**spec["rules"][0], "weaker": bad}]})
+
+
+def test_a_fact_compares_the_numbers_of_the_matched_event_and_is_validated():
+    """An allocation beyond twice what the GPU holds is the job's runaway tensor (no batch size fits it); one
+    that a smaller batch would have fitted is the GPU's OOM."""
+    from pipeline.rules import request_beyond_device
+    line = ("Out of memory error on GPU 0. Cannot allocate {req} memory on GPU 0, 3.871094GB memory has been "
+            "allocated and available memory is only {free}.")
+    assert request_beyond_device(line.format(req="95.37GB", free="35.1GB"))
+    assert request_beyond_device(line.format(req="1.5TB", free="75.0GB"))
+    assert not request_beyond_device(line.format(req="128.000000GB", free="75.000000GB"))
+    assert not request_beyond_device(line.format(req="512.000000MB", free="1.000000MB"))
+    assert RS.match(events([line.format(req="95.37GB", free="35.1GB")]), FAILED).category == "code_error"
+    assert RS.match(events([line.format(req="6.64GB", free="2.0GB")]), FAILED).category == "gpu_oom"
+    spec = {"id": "big", "category": "code_error", "priority": 10, "patterns": ["Cannot allocate"]}
+    with pytest.raises(ValueError, match="fact must be among"):
+        RuleSet.from_dict({"rules": [{**spec, "fact": ["no_such_fact"]}]})
 
 
 def test_enospc_inside_multiprocessing_is_shared_memory_not_disk():
