@@ -20,7 +20,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.rules import FAILURE_KINDS, ended_well, progressed_after, with_shell_status, without_ignored
+from pipeline.rules import (
+    FAILURE_KINDS,
+    ended_well,
+    progressed_after,
+    run_tail,
+    with_shell_status,
+    without_ignored,
+)
 
 # Words that make a line worth keeping even when it has no level (1.x dumps, raw stderr, Chinese hints).
 RELEVANT = re.compile(
@@ -330,8 +337,7 @@ def _is_error_event(level, kind, message: str) -> bool:
 def _went_on_from(messages: Sequence[str], pos: int, after_failure: bool) -> bool:
     """After the error at ``pos`` the run printed its progress and then said it finished: it went on from
     that error (a batch-size probe's OOM retried smaller, a download retried), like a rule's progress_survives."""
-    n = len(messages)
-    return any(ended_well(messages[i] or "", after_failure) for i in range(max(pos + 1, n - 5), n)) \
+    return any(ended_well(messages[i] or "", after_failure) for i in run_tail(messages, 5) if i > pos) \
         and progressed_after(messages, pos)
 
 
@@ -375,7 +381,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.append("error_survived" if survived else "no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
     if not known_failed and any(ended_well(messages[i] or "", after_failure)
-                                for i in range(max(0, n - 5), n) if last_err is None or i > last_err):
+                                for i in run_tail(messages, 5) if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
         tokens.append("tiny_log")

@@ -75,7 +75,7 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|"
     r"\b(?:figure|plot|model|results?|output|checkpoint|predictions?|weights) (?:is |was |were )?saved\s*(?::|to\b)|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
-    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.\d|\bSucc (?:predict|post process)|"
+    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.(?!0+\b)\d|\bSucc (?:predict|post process)|"
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
@@ -99,6 +99,36 @@ _NONZERO_EXIT = re.compile(r"(?i)\bexit(?:ed)?(?: with)?(?: code| status)?\s*[=:
 
 # a line typed at a shell prompt (a command, the user's comment on another run), not the run's output
 _PROMPT_LINE = re.compile(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+[^\s$#]*\s*[$#]|\$)\s|^\s*(?:PS )?[A-Z]:\\[^>\n]{0,200}>")
+
+
+# a command typed after the run to look at its machine (a config, a listing, the GPUs, a pod's state), or a
+# comment: what it prints is not the run's end (`cat train.log`, `tail nohup.out` show the run itself: no such command)
+_DIAGNOSTIC_COMMAND = re.compile(
+    r"[$#>]\s*(?:sudo\s+)?(?:#|(?:cat|grep|egrep|ls|ll|nvidia-smi|df|du|free|echo|head|tail|nvcc|ldd|mount|findmnt|env|"
+    r"uname|which|lsb_release|ps|dmesg|ldconfig|sed|awk|wc|stat|readlink|find|tree|md5sum|sha256sum|nproc|"
+    r"lscpu|lspci|ulimit|whoami|date|uptime|kubectl\s+(?:get|describe|top)|docker\s+(?:inspect|ps|images|stats)|"
+    r"pip3?\s+(?:list|show|freeze)|conda\s+list|systemctl\s+status|git\s+(?:log|status|diff|show))\b)")
+_SHOWS_THE_RUN = re.compile(r"\b(?:cat|tail|head|less|more|grep)\b[^|;]*(?:\.log|\.out|\.txt|nohup|stdout|stderr)\b")
+RUN_END_LOOK = 40
+
+
+def run_tail(messages, size: int) -> list[int]:
+    """The last ``size`` lines of the log, and the last ``size`` lines of the run's own output: before the
+    commands a paste appends to look at the machine afterwards (`$ cat config.pbtxt`, `$ nvidia-smi`, within
+    the last RUN_END_LOOK lines; what they print may say how the run ended too, `kubectl get pod`'s Completed),
+    and after the prompt of the last command that ran something else (its output is the run that ended)."""
+    n = len(messages)
+    start, end = 0, n
+    for i in range(n - 1, max(-1, n - 1 - RUN_END_LOOK), -1):
+        m = messages[i]
+        prompt = _PROMPT_LINE.match(m) if isinstance(m, str) else None
+        if prompt is not None:
+            command = m[prompt.end() - 2:]
+            if not _DIAGNOSTIC_COMMAND.search(command) or _SHOWS_THE_RUN.search(command):
+                start = i + 1 if end < n else start   # the command before diagnostics is the run's own
+                break
+            end = i
+    return sorted(set(range(max(start, end - size), end)) | set(range(max(0, n - size), n)))
 
 
 # the user's note on another run beside this one ("same code, official image on the same node: acc 0.84")
@@ -1190,7 +1220,7 @@ def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -
     ignored = ignored_exception_rows(msgs, kinds)   # a destructor's exception at exit is no end of the run
     kept = [i for i in range(len(msgs)) if i not in ignored]
     first_failure = next((i for i in kept if kinds[i] in FAILURE_KINDS), len(msgs))
-    for i in reversed(kept[-SUCCESS_TAIL:]):
+    for i in reversed([kept[j] for j in run_tail([msgs[i] for i in kept], SUCCESS_TAIL)]):
         m, kind = msgs[i], kinds[i]
         if kind in FAILURE_KINDS:   # a traceback after the last good word (its exception line maybe cut)
             return False

@@ -84,6 +84,15 @@ def test_context_tells_a_run_that_ended_well_and_a_debugger_dump_from_a_log_with
     assert "ended_well" not in feats([*tb, rerun]).context.split()
     assert "ended_well" not in feats([*tb, "(paddle) root@node3:/work# echo training finished"]).context.split()
     assert "ended_well" in feats([*tb, "[2024-03-06 05:42:24] INFO - epoch 3 acc 0.8906"]).context.split()
+    # commands typed after the run to look at the machine are not its end (a config, a listing); a `cat` of
+    # the run's own log is the run, and the end is the last command's output, not the one before it
+    served = ["Concurrency: 8, throughput: 95.4833 infer/sec, latency 83674 usec"]
+    look = ["$ grep -A3 instance_group /serving/models/cls/config.pbtxt", "instance_group [", "  {", "    count: 2",
+            "    kind: KIND_CPU"]
+    assert "ended_well" in feats([*tb, *served, *look]).context.split()
+    assert "ended_well" not in feats([*tb, *served, "$ python serve.py --port 8001", *look[1:]]).context.split()
+    assert "ended_well" not in feats([*tb, *served, "$ python infer.py", "result: A3Q852", *look]).context.split()
+    assert "ended_well" in feats(["$ cat tts.log", *tb, *served, "$ ls out | wc -l", "3120"]).context.split()
     # a closing summary that counts a few failed items and says it ended well is the good end, not the last error
     oom = ["E0412 21:40:02.118 trt] 1: Error Code 1: Cuda Runtime (out of memory)", "W0412 trt] Skipping tactic 3"]
     summary = "summary: processed 1,562,000, failed 4, wall 1h14m33s, exit 0"

@@ -463,6 +463,7 @@ def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_end
     assert not ended_well("job finished OK, exit 2")
     assert ended_well("figure saved: train_cost.png") and ended_well("model saved to ./output/best")
     assert not ended_well("no model saved yet")
+    assert not ended_well("best metric, acc: 0.0, norm_edit_dis: 0.857") and ended_well("best metric, acc: 0.912")
 
 
 def test_an_audio_file_libsndfile_cannot_open_is_a_missing_file_not_shm():
