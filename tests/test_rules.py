@@ -224,6 +224,19 @@ def test_a_paste_that_ends_on_an_error_counts_as_failed():
     assert run_succeeded(events(["Segmentation fault"]), {"exit_code": 0})
 
 
+def test_the_good_end_of_a_run_is_read_before_the_look_at_the_machine_pasted_after_it():
+    """`$ nvidia-smi`, `$ cat config` typed after the run print no end of it; what they show may ("Pod completed")."""
+    from pipeline.rules import run_succeeded, run_tail
+    done = ["step 900 loss 0.41", "training finished, model saved to ./output/best"]
+    smi = ["$ nvidia-smi --query-gpu=name,memory.used --format=csv", "name, memory.used [MiB]",
+           "NVIDIA A100-SXM4-80GB, 0 MiB", "NVIDIA A100-SXM4-80GB, 0 MiB", "NVIDIA A100-SXM4-80GB, 0 MiB",
+           "NVIDIA A100-SXM4-80GB, 0 MiB"]
+    assert run_succeeded(events(done + smi), {}) and not run_succeeded(events(done + smi[1:]), {})
+    assert run_tail(["a", "b", "$ cat train.log", "c", "d"], 2) == [3, 4]   # the run's own log is the run
+    # the last lines are read as before too: a diagnostic's own word on the end still counts
+    assert run_succeeded(events(["KeyError: 'x'", "$ kubectl describe pod ocr-train-0 | tail -1", "Pod completed"]), {})
+
+
 def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
     warning = ["warning: the version of opt that transformed this model is not consistent with current "
                "Paddle-Lite version."]
