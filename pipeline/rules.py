@@ -115,7 +115,7 @@ RUN_END_LOOK = 40
 def run_tail(messages, size: int) -> list[int]:
     """The last ``size`` lines of the log, and the last ``size`` lines of the run's own output: before the
     commands a paste appends to look at the machine afterwards (`$ cat config.pbtxt`, `$ nvidia-smi`, within
-    the last RUN_END_LOOK lines; what they print may say how the run ended too, `kubectl get pod`'s Completed),
+    the last RUN_END_LOOK lines; what they print may say how the run ended too: a describe's "Pod completed"),
     and after the prompt of the last command that ran something else (its output is the run that ended)."""
     n = len(messages)
     start, end = 0, n
