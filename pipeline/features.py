@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from pipeline.rules import (
     FAILURE_KINDS,
+    PY_FRAME,
     ended_well,
     progressed_after,
     run_tail,
@@ -243,8 +244,6 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _FAILED_EXIT = re.compile(r"(?i)exit(?:ed)? (?:with )?(?:code|status):? *-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 _CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
-# numpy's dispatch ("<__array_function__ internals>") is no frame of its own: the error is the caller's line's
-_FRAME = re.compile(r'^\s*File "(?!<__array_function__)([^"]+)", line \d+', re.M)
 _IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)
 _SITE = re.compile(r"(?:site|dist)-packages[\\/]+([\w.-]+)")
 _EXC = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|NotMet|Warning|Exit|Interrupt)|MemoryError|KeyError|"
@@ -311,7 +310,7 @@ def frame_location(path: str) -> str:
 
 
 def _frames(text: str) -> list[str]:
-    frames = _FRAME.findall(text)
+    frames = PY_FRAME.findall(text)
     return frames if frames else _IPY_FRAME.findall(text)
 
 
@@ -334,10 +333,10 @@ def _is_error_event(level, kind, message: str) -> bool:
         and not (_SAYS_EXIT_0.search(message or "") and ended_well(message or ""))
 
 
-def _went_on_from(messages: Sequence[str], pos: int, after_failure: bool) -> bool:
+def _went_on_from(messages: Sequence[str], tail: Sequence[int], pos: int, after_failure: bool) -> bool:
     """After the error at ``pos`` the run printed its progress and then said it finished: it went on from
     that error (a batch-size probe's OOM retried smaller, a download retried), like a rule's progress_survives."""
-    return any(ended_well(messages[i] or "", after_failure) for i in run_tail(messages, 5) if i > pos) \
+    return any(ended_well(messages[i] or "", after_failure) for i in tail if i > pos) \
         and progressed_after(messages, pos)
 
 
@@ -350,7 +349,8 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     last_err = next((i for i in reversed(keep) if _is_error_event(levels[i], kinds[i], messages[i])), None)
     # a traceback, not an error line: what a check after it says passed is not the job's end
     after_failure = last_err is not None and kinds[last_err] in FAILURE_KINDS
-    survived = last_err is not None and not known_failed and _went_on_from(messages, last_err, after_failure)
+    tail = run_tail(messages, 5)   # the run's last lines, and its own before a pasted look at the machine
+    survived = last_err is not None and not known_failed and _went_on_from(messages, tail, last_err, after_failure)
     if survived:   # the run's focus is how it ended, as for a run without errors
         last_err = None
     # the last error and what the run printed after it (a shutdown line, a launcher's summary); with
@@ -381,7 +381,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
     tokens.append("error_survived" if survived else "no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)
     if not known_failed and any(ended_well(messages[i] or "", after_failure)
-                                for i in run_tail(messages, 5) if last_err is None or i > last_err):
+                                for i in tail if last_err is None or i > last_err):
         tokens.append("ended_well")
     if n <= 3:
         tokens.append("tiny_log")

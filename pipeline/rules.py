@@ -155,7 +155,9 @@ PROGRESS = re.compile(
     r"\b(?:Successful request|Inference) count:\s*[1-9]|"   # Triton's statistics of requests served (perf_analyzer)
     r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3
-_PY_FRAME = re.compile(r'^\s*File "(?!<__array_function__)([^"]+)", line \d+', re.M)   # as features._FRAME
+# a Python traceback frame's file; numpy's dispatch ("<__array_function__ internals>") is no frame of its own:
+# the error is the caller's line's
+PY_FRAME = re.compile(r'^\s*File "(?!<__array_function__)([^"]+)", line \d+', re.M)
 # an exception line, a process killed or crashed (a shell's "<pid> Killed <command>"), an error said in so many words
 _ENDS_FAILED = re.compile(
     r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|NotMet)\b|^\s*(?:Error|ERROR|FATAL|Fatal)\b|\bKilled\s*$|"
@@ -1036,7 +1038,7 @@ FACTS = {"request_beyond_device": request_beyond_device}
 def innermost_frame(text: str) -> str:
     """Where the innermost Python traceback frame of an event lives: user | paddle | thirdparty |
     stdlib, or none when the event shows no frame."""
-    frames = _PY_FRAME.findall(text)
+    frames = PY_FRAME.findall(text)
     if not frames:
         return "none"
     from pipeline.features import frame_location
@@ -1321,8 +1323,9 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         if bad_frames:
             errs.append(f"frame must be among {FRAME_LOCATIONS}, not {bad_frames}")
         fact_spec = tuple(str(f) for f in _as_list(spec.get("fact")))
-        if [f for f in fact_spec if f not in FACTS]:
-            errs.append(f"fact must be among {sorted(FACTS)}, not {[f for f in fact_spec if f not in FACTS]}")
+        bad_facts = [f for f in fact_spec if f not in FACTS]
+        if bad_facts:
+            errs.append(f"fact must be among {sorted(FACTS)}, not {bad_facts}")
         meta_spec = spec.get("meta") or {}
         if not isinstance(meta_spec, Mapping):
             errs.append("meta must be a mapping")
