@@ -104,7 +104,8 @@ _PROMPT_LINE = re.compile(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+[^\s$#]*\s*
 # a command typed after the run to look at its machine (a config, a listing, the GPUs, a pod's state), or a
 # comment: what it prints is not the run's end (`cat train.log`, `tail nohup.out` show the run itself: no such command)
 _DIAGNOSTIC_COMMAND = re.compile(
-    r"[$#>]\s*(?:sudo\s+)?(?:#|(?:cat|grep|egrep|ls|ll|nvidia-smi|df|du|free|echo|head|tail|nvcc|ldd|mount|findmnt|env|"
+    r"[$#>]\s*(?:sudo\s+)?(?:(?:docker(?:\s+compose)?|podman|kubectl)\s+exec\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*\S+\s+(?:--\s+)?)?"
+    r"(?:\S*/)?(?:#|python[\d.]*\s+-c\s+[\"'][^\"'\n]*(?:run_check|__version__|version\.\w+\(|is_compiled_with_\w+|device_count)|(?:cat|grep|egrep|ls|ll|nvidia-smi|df|du|free|echo|head|tail|nvcc|ldd|mount|findmnt|env|"
     r"uname|which|lsb_release|ps|dmesg|ldconfig|sed|awk|wc|stat|readlink|find|tree|md5sum|sha256sum|nproc|"
     r"lscpu|lspci|ulimit|whoami|date|uptime|kubectl\s+(?:get|describe|top)|docker\s+(?:inspect|ps|images|stats)|"
     r"pip3?\s+(?:list|show|freeze)|conda\s+list|systemctl\s+status|git\s+(?:log|status|diff|show))\b)")

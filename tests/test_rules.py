@@ -235,6 +235,18 @@ def test_the_good_end_of_a_run_is_read_before_the_look_at_the_machine_pasted_aft
     assert run_tail(["a", "b", "$ cat train.log", "c", "d"], 2) == [3, 4]   # the run's own log is the run
     # the last lines are read as before too: a diagnostic's own word on the end still counts
     assert run_succeeded(events(["KeyError: 'x'", "$ kubectl describe pod ocr-train-0 | tail -1", "Pod completed"]), {})
+    # a version check or run_check typed afterwards, in the container or out of it, is a look at the machine too:
+    # its "installed successfully" says nothing of the job that failed before it (the last lines are still read)
+    failed = ["[worker 0] ValueError: Unknown argument: use_gpu", "fatal no OCR worker became ready; exiting",
+              "Error: WorkerPoolStartupError: 0/4 python workers ready"]
+    check = ["$ docker compose exec ocr /opt/venv/bin/python -c \"import paddle; paddle.utils.run_check()\"",
+             "Running verify PaddlePaddle program ... ", "PaddlePaddle works well on 1 CPU.",
+             "PaddlePaddle is installed successfully! Let's start deep learning with PaddlePaddle now."]
+    source = ["$ sed -n 15,24p workers/ocr_worker.py", "from paddleocr import PaddleOCR", "", "def handle(img):",
+              "    res = ENGINE.ocr(img, cls=True)", "    return res", "", "# the pool"]
+    assert run_tail(failed + check + source, 5) == [0, 1, 2] + list(range(10, 15))
+    assert not run_succeeded(events(failed + check + source), {})
+    assert run_tail(["x", "$ python train.py", "step 1", "$ ls out"], 1) == [2, 3]   # a run is no check
 
 
 def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
