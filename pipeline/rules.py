@@ -10,8 +10,8 @@ Contract:
 ``events`` is a DataFrame with the columns of ``pipeline.normalize.EVENT_COLUMNS`` (missing
 columns are tolerated: ``text`` falls back to ``message``, ``line_no`` to the row number).
 ``meta`` may carry ``exit_code`` and ``oom_killed`` (and any other key a rule's ``meta`` names). Facts
-read from the log itself join it: the exit status a shell printed (``with_shell_status``), and
-``gpu_memory_full`` for a rule that names it (``gpu_memory_full()``: nvidia-smi shows a GPU taken).
+read from the log itself join it: the exit status a shell printed (``with_shell_status``), and the
+``LOG_FACTS`` a rule names (``gpu_memory_full``: nvidia-smi shows a GPU taken; ``gpu_memory_grew``).
 
 Verdict (documented in rules.yaml too): every (rule, event) pair that fires is a hit; the winner
 is the hit with the lowest ``priority``. Ties go to the LATER event of the log: a run stops at
@@ -826,8 +826,9 @@ class RuleSet:
         meta = with_shell_status(events, meta)
         fr = _Frame(events)
         raw = self._event_hits(fr) if fr.n else []
-        if any(key == "gpu_memory_full" for h in raw for key, _ in h.rule.meta):
-            meta = {**(meta or {}), "gpu_memory_full": gpu_memory_full(fr.series("message"))}
+        wanted = {key for h in raw for key, _ in h.rule.meta if key in LOG_FACTS}
+        if wanted:
+            meta = {**(meta or {}), **{key: LOG_FACTS[key](fr.series("message")) for key in sorted(wanted)}}
 
         ctx_memo: dict[str, bool] = {}
 
@@ -1095,6 +1096,37 @@ def gpu_memory_full(messages) -> bool:
                 if int(total) >= 1024 and int(used) >= GPU_FULL_SHARE * int(total):
                     return True
     return False
+
+
+# a progress line's figure of the device memory the job holds ("mem alloc 3.71G", "gpu mem allocated 2.54 GiB",
+# "max_mem_allocated: 9120 MB"); not the host's (RSS, RAM, cpu mem), whose growth is a host-memory story
+_JOB_MEMORY = re.compile(r"(?i)\b(?:max_mem_(?:allocated|reserved)|(?:gpu |device |cuda )?mem(?:ory)?(?: alloc(?:ated)?| reserved"
+                         r"| used| usage)?|allocated|reserved)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(GiB|GB|G|MiB|MB|M)\b")
+_HOST_MEMORY = re.compile(r"(?i)\b(?:rss|ram|host|cpu mem|system mem|virtual)\b")
+MEMORY_GROWTH_LINES, MEMORY_GROWTH_FACTOR = 5, 2.0
+
+
+def gpu_memory_grew(messages) -> bool:
+    """The job's progress lines show the memory it holds growing at every report, at least MEMORY_GROWTH_LINES
+    reports in a row, to MEMORY_GROWTH_FACTOR times or more: a fixed model and batch reach their level in the
+    first steps and stay; steady growth is tensors the job keeps alive (a list it appends to every step)."""
+    values = []
+    for m in messages:
+        if isinstance(m, str) and ("mem" in m or "alloc" in m or "reserved" in m) and not _HOST_MEMORY.search(m):
+            hit = _JOB_MEMORY.search(m)
+            if hit:
+                values.append(float(hit.group(1)) * (1024 if hit.group(2)[0] == "G" else 1))
+    start = 0
+    for i in range(1, len(values) + 1):
+        if i == len(values) or values[i] <= values[i - 1]:
+            if i - start >= MEMORY_GROWTH_LINES and values[i - 1] >= MEMORY_GROWTH_FACTOR * values[start]:
+                return True
+            start = i
+    return False
+
+
+# facts read from the whole log that a rule's ``meta`` may name
+LOG_FACTS = {"gpu_memory_full": gpu_memory_full, "gpu_memory_grew": gpu_memory_grew}
 
 
 def shell_status(messages) -> int | None:
