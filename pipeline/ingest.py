@@ -12,6 +12,7 @@ Safety model (why the order is what it is):
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -291,7 +292,9 @@ def write_batch(con, ingest_id: int, masked_of: dict[str, str], sink: eventstore
         return {f: int(n) for f, n in con.execute("SELECT file_id, sum(n) FROM batch_agg GROUP BY file_id").fetchall()}
     finally:
         for name in ("batch_masked", "batch_agg", "batch_facts"):
-            con.unregister(name)
+            # an aborted transaction refuses this too: the error that aborted it is the one to raise
+            with contextlib.suppress(duckdb.Error):
+                con.unregister(name)
 
 
 class BatchWriter:
@@ -712,7 +715,9 @@ class _Committer:
 
     def submit(self, job) -> None:
         self.free.acquire()
-        self._check()
+        if self.error is not None:
+            self.free.release()   # or close() would wait forever for it, and the error would never be seen
+            raise self.error
         self.q.put(job)
 
     def drain(self) -> None:

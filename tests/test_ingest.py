@@ -221,3 +221,22 @@ def test_missing_source_or_warehouse_is_a_one_line_error(tmp_path):
         out = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, cwd=ROOT)
         assert out.returncode == 1
         assert out.stderr.startswith("logml:") and "Traceback" not in out.stderr
+
+
+def test_a_failed_warehouse_write_is_raised_and_the_writer_thread_stops():
+    """A write that fails (DuckDB out of memory, a full disk) reaches the ingest as its error: the next submit
+    raises it, and closing the writer returns instead of waiting forever for a batch that never comes."""
+    from pipeline.ingest import _Committer
+    committer = _Committer()
+
+    def fails():
+        raise duckdb.OutOfMemoryException("failed to allocate data of size 16.0 KiB")
+    committer.submit(fails)
+    with pytest.raises(duckdb.OutOfMemoryException):
+        committer.drain()
+    with pytest.raises(duckdb.OutOfMemoryException):
+        committer.submit(lambda: None)
+    closer = threading.Thread(target=committer.close, daemon=True)
+    closer.start()
+    closer.join(timeout=10)
+    assert not closer.is_alive()
