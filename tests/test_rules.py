@@ -265,6 +265,17 @@ def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
         assert RS.match(events(warning + [done, "RuntimeError: (PreconditionNotMet) op load failed"]), {}) is not None
 
 
+def test_a_passed_trtexec_is_a_good_end_of_its_builders_memory_errors():
+    """trtexec prints its verdict last: PASSED after tactics that could not get memory is a built engine."""
+    oom = ["[12/02/2024-10:11:12] [E] Error[2]: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: "
+           "OutOfMemory (no further information)",
+           "[12/02/2024-10:11:12] [W] [TRT] Requested amount of GPU memory (4563402752 bytes) could not be allocated. "
+           "There may not be enough free memory for allocation to succeed."]
+    end = "&&&& {} TensorRT.trtexec [TensorRT v8601] # trtexec --onnx=det.onnx --saveEngine=det.engine --fp16"
+    assert RS.match(events(oom + [end.format("PASSED")]), {}) is None
+    assert RS.match(events(oom + [end.format("FAILED")]), {}).category == "gpu_oom"
+
+
 def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
     # GPU wheel on a host/container without a visible GPU: Paddle falls back to CPU and finishes
     lines = [
