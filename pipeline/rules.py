@@ -828,7 +828,7 @@ class RuleSet:
         raw = self._event_hits(fr) if fr.n else []
         wanted = {key for h in raw for key, _ in h.rule.meta if key in LOG_FACTS}
         if wanted:
-            meta = {**(meta or {}), **{key: LOG_FACTS[key](fr.series("message")) for key in sorted(wanted)}}
+            meta = {**(meta or {}), **{key: LOG_FACTS[key](fr.series("message")) for key in wanted}}
 
         ctx_memo: dict[str, bool] = {}
 
