@@ -89,7 +89,9 @@ ENDED_WELL = re.compile(
     r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
     r"\b100% tests passed\b|^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed))* in [\d.]+s|"
-    r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b")
+    r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
+    # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
+    r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$")
 # what a check run after a failure says of the installation, not of the job: a paste that goes on from
 # the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")

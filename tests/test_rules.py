@@ -276,6 +276,17 @@ def test_a_passed_trtexec_is_a_good_end_of_its_builders_memory_errors():
     assert RS.match(events(oom + [end.format("FAILED")]), {}).category == "gpu_oom"
 
 
+def test_a_check_that_ends_on_pass_survived_the_oom_it_caught():
+    """A batch-size probe catches a GPU OOM and retries smaller; its closing PASS is a good end, a FAIL is not."""
+    oom = ["MemoryError: (ResourceExhausted) Out of memory error on GPU 0. Cannot allocate 9.000244GB memory on GPU 0, "
+           "30.729126GB memory has been allocated and available memory is only 8.687500GB.",
+           "2023-03-02 01:30:11,903 INFO  [find_bs] trying batch_size=64"]
+    assert RS.match(events(oom + ["2023-03-02 01:35:50,118 INFO  [nightly-bench] PASS"]), {}) is None
+    assert RS.match(events(oom + ["2023-03-02 01:35:50,118 INFO  [nightly-bench] FAIL"]), {}).category == "gpu_oom"
+    # a word of a sentence is no verdict: "PASS" closes the line after a tag or a colon only
+    assert RS.match(events(oom + ["see the docs for the env var to PASS"]), {}).category == "gpu_oom"
+
+
 def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
     # GPU wheel on a host/container without a visible GPU: Paddle falls back to CPU and finishes
     lines = [
