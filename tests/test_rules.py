@@ -276,6 +276,14 @@ def test_a_passed_trtexec_is_a_good_end_of_its_builders_memory_errors():
     assert RS.match(events(oom + [end.format("FAILED")]), {}).category == "gpu_oom"
 
 
+def test_a_client_retrying_while_its_local_server_starts_is_no_failure_of_a_run_that_ended_well():
+    refused = ["E1103 09:00:12.514770    61 socket.cpp:2256] Fail to connect SocketId=8589934592@127.0.0.1:9999: "
+               "Connection refused", "2022-11-03 09:00:19,132 [INFO] [PipelineServer] rpc server started on :9999"]
+    assert RS.match(events(refused + ["==> container exit code 0"]), {}) is None
+    assert RS.match(events(refused), {"exit_code": 0}) is None
+    assert RS.match(events(refused), {"exit_code": 1}).category == "distributed_comm_failure"
+
+
 def test_a_check_that_ends_on_pass_survived_the_oom_it_caught():
     """A batch-size probe catches a GPU OOM and retries smaller; its closing PASS is a good end, a FAIL is not."""
     oom = ["MemoryError: (ResourceExhausted) Out of memory error on GPU 0. Cannot allocate 9.000244GB memory on GPU 0, "
