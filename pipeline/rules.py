@@ -1486,6 +1486,9 @@ def _example_lines(example: Any) -> list[str]:
     return [str(x) for x in example] if isinstance(example, (list, tuple)) else [str(example)]
 
 
+_NUMBERED_BACKREF = re.compile(r"(?<!\\)(?:\\\\)*\\[1-9]")
+
+
 def check(path: str | Path | None = None) -> list[str]:
     """Validate a rules file; returns human-readable errors ([] when the file is fine).
 
@@ -1503,6 +1506,11 @@ def check(path: str | Path | None = None) -> list[str]:
         return errors
     rs = RuleSet(rules)
     for r in rules:
+        for key in ("patterns", "require", "exclude", "context", "unless"):
+            if len(getattr(r, key)) > 1 and any(_NUMBERED_BACKREF.search(p) for p in getattr(r, key)):
+                # a rule's patterns are joined into one regex: \1 would name the first pattern's group
+                errors.append(f"rule {r.id}: {key}: a numbered backreference in a list of patterns; "
+                              "use a named group, (?P<name>...) and (?P=name)")
         for p in r.patterns:
             lits = required_literals(p, r.case_sensitive)
             if lits is None or min(_weight(x) for x in lits) < MIN_KEYWORD_WEIGHT:

@@ -1266,6 +1266,11 @@ rules:
     priority: 10
     patterns: ['\\d+\\s\\w+']
     examples: ['12 ab']
+  - id: numbered_backref
+    category: cuda_lib_missing
+    priority: 10
+    patterns: ['cudnn (\\d+) vs (?!\\1)\\d+', 'cuda (\\d+) vs (?!\\1)\\d+']
+    examples: ['cudnn 8 vs 7']
 """
 
 
@@ -1279,6 +1284,8 @@ def test_check_finds_errors(tmp_path):
     assert "rule wrong_example: example gives no verdict" in errors
     assert "counter-example fires it" in errors
     assert "no selective required literal" in errors
+    # joined into one regex, the second pattern's \\1 would name the first one's group
+    assert "rule numbered_backref: patterns: a numbered backreference" in errors
     with pytest.raises(ValueError):
         RuleSet.load(path)
 
