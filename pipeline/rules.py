@@ -91,7 +91,9 @@ ENDED_WELL = re.compile(
     r"\b100% tests passed\b|^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed))* in [\d.]+s|"
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
-    r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$")
+    r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$|"
+    # a server stopped on purpose and cleanly (uvicorn's own lines, a service's): its errors before were survived
+    r"\bApplication shutdown complete\b|\bFinished server process\b|\bshutdown complete\b|\bgraceful(?:ly)? (?:shut ?down|stop)")
 # what a check run after a failure says of the installation, not of the job: a paste that goes on from
 # the traceback to `paddle.utils.run_check()` or to a `pip install` of the fix
 CHECK_PASSED = re.compile(r"(?i)installed successfully|works well on \d+ [CG]PUs?|Successfully installed")

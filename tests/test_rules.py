@@ -293,6 +293,11 @@ def test_a_check_that_ends_on_pass_survived_the_oom_it_caught():
     assert RS.match(events(oom + ["2023-03-02 01:35:50,118 INFO  [nightly-bench] FAIL"]), {}).category == "gpu_oom"
     # a word of a sentence is no verdict: "PASS" closes the line after a tag or a colon only
     assert RS.match(events(oom + ["see the docs for the env var to PASS"]), {}).category == "gpu_oom"
+    # a server's clean stop after it went on serving
+    served = oom[:1] + ["INFO:     127.0.0.1:51834 - \"POST /ocr HTTP/1.1\" 200 OK", "INFO:     Shutting down",
+                        "INFO:     Waiting for application shutdown."]
+    assert RS.match(events(served + ["INFO:     Application shutdown complete."]), {}) is None
+    assert RS.match(events(served), {}).category == "gpu_oom"
 
 
 def test_gpu_job_silently_on_cpu_is_reported_even_when_it_exits_0():
