@@ -174,7 +174,7 @@ MAX_EVIDENCE = 5
 EVIDENCE_CHARS = 400
 FIELDS = ("text", "message")
 _RULE_KEYS = {
-    "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "unless",
+    "id", "category", "priority", "patterns", "field", "require", "exclude", "context", "context_all", "unless",
     "tail", "needs_failure", "unless_succeeded", "unless_succeeded_with", "consequence", "progress_survives",
     "frame", "fact", "meta",
     "case_sensitive", "examples", "counter_examples", "description", "weaker",
@@ -232,6 +232,9 @@ class Rule:
     require: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     context: tuple[str, ...] = ()
+    # each of these must match some event of the log (two facts on two lines: an NCCL built for CUDA 11
+    # AND a Paddle built for CUDA 12)
+    context_all: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
     tail: int | None = None
     needs_failure: bool = False
@@ -260,6 +263,7 @@ class Rule:
     exc_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     ctx_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     unless_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
+    ctx_all_rx: tuple[_LazyRegex, ...] = dc_field(default=(), repr=False, compare=False)
     succeeded_with_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
     weak_rx: _LazyRegex | None = dc_field(default=None, repr=False, compare=False)
 
@@ -859,6 +863,9 @@ class RuleSet:
                 continue
             if r.context and not log_has(r.ctx_rx, r.context, r, "c:" + r.id):
                 continue
+            if r.context_all and not all(log_has(rx, (p,), r, f"a{i}:{r.id}")
+                                         for i, (rx, p) in enumerate(zip(r.ctx_all_rx, r.context_all))):
+                continue
             if r.unless and log_has(r.unless_rx, r.unless, r, "u:" + r.id):
                 continue
             if r.progress_survives and _went_on_after(fr, h.pos):
@@ -981,10 +988,13 @@ class RuleSet:
                 chosen.append(h)
                 seen.add(h.text)
         out = [{"line": h.line, "text": h.text, "rule": h.rule.id} for h in chosen[:MAX_EVIDENCE]]
-        if best.rule.context and events is not None and len(events) and len(out) < MAX_EVIDENCE:
-            ctx = _context_line(best, events)
+        contexts = ([(best.rule.ctx_rx, best.rule.context)] if best.rule.context else []) + \
+            [(rx, (p,)) for rx, p in zip(best.rule.ctx_all_rx, best.rule.context_all)]
+        for rx, patterns in contexts if events is not None and len(events) else ():
+            ctx = _context_line(best, events, rx, patterns) if len(out) < MAX_EVIDENCE else None
             if ctx is not None and ctx["text"] not in seen:
                 out.insert(1, ctx)
+                seen.add(ctx["text"])
         return out[:MAX_EVIDENCE]
 
 
@@ -994,11 +1004,10 @@ def _strength(h: _Hit) -> tuple[int, int, int]:
     return (h.rule.priority, -h.pos, h.rule.order)
 
 
-def _context_line(best: _Hit, events: pd.DataFrame) -> dict | None:
-    """The context event nearest before the winning event (else the first one after it)."""
+def _context_line(best: _Hit, events: pd.DataFrame, rx: _LazyRegex, patterns: Sequence[str]) -> dict | None:
+    """The event matching a context pattern nearest before the winning event (else the first one after it)."""
     fr = _Frame(events)
-    rx = best.rule.ctx_rx
-    mask = _re2_mask(fr.arrow("text"), best.rule.re2(best.rule.context))
+    mask = _re2_mask(fr.arrow("text"), best.rule.re2(patterns))
     if mask is None:
         mask = np.array([rx.search(v) is not None for v in fr.all_values("text")], dtype=bool)
     idx = np.flatnonzero(mask)
@@ -1372,7 +1381,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         )
 
         lists: dict[str, tuple[str, ...]] = {}
-        for key in ("patterns", "require", "exclude", "context", "unless", "unless_succeeded_with"):
+        for key in ("patterns", "require", "exclude", "context", "context_all", "unless", "unless_succeeded_with"):
             lists[key] = _patterns(key, spec.get(key), variables, errs)
         if not lists["patterns"] and not meta:
             errs.append("needs patterns or meta")
@@ -1393,6 +1402,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
         compiled["rx"] = _any_rx(lists["patterns"], flags)
         compiled["exc_rx"] = _any_rx(lists["exclude"], flags)
         compiled["ctx_rx"] = _any_rx(lists["context"], flags)
+        compiled["ctx_all_rx"] = tuple(_any_rx([p], flags) for p in lists["context_all"])
         compiled["unless_rx"] = _any_rx(lists["unless"], flags)
         compiled["succeeded_with_rx"] = _any_rx(lists["unless_succeeded_with"], flags)
         compiled["req_rx"] = tuple(_LazyRegex(p, flags) for p in lists["require"])
@@ -1401,7 +1411,8 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
             Rule(
                 id=rid, category=str(cat), priority=int(prio), order=order,
                 patterns=lists["patterns"], field=fld, require=lists["require"],
-                exclude=lists["exclude"], context=lists["context"], unless=lists["unless"],
+                exclude=lists["exclude"], context=lists["context"], context_all=lists["context_all"],
+                unless=lists["unless"],
                 tail=tail, needs_failure=bool(spec.get("needs_failure", False)),
                 unless_succeeded=bool(spec.get("unless_succeeded", False)),
                 consequence=bool(spec.get("consequence", False)),
@@ -1520,7 +1531,7 @@ def check(path: str | Path | None = None) -> list[str]:
                     f"rule {r.id}: pattern {p!r} has no selective required literal "
                     f"(found {sorted(lits) if lits else None}); the keyword prefilter needs one"
                 )
-        for key in ("context", "unless", "unless_succeeded_with"):  # searched over the whole log with RE2
+        for key in ("context", "context_all", "unless", "unless_succeeded_with"):  # searched over the whole log with RE2
             for p in getattr(r, key):
                 err = re2_error(f"(?{r.re2_flags}:{p})")
                 if err:

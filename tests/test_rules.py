@@ -1188,6 +1188,21 @@ def test_evidence_points_inside_a_block():
     assert v.evidence[0]["text"].startswith("ValueError: The device should not be")
 
 
+def test_a_rule_with_context_all_needs_each_fact_and_cites_them():
+    runtime = ("W0805 09:31:18.730255  2290 gpu_resources.cc:114] Please NOTE: device: 4, GPU Compute Capability: 9.0, "
+               "Driver API Version: 12.8, Runtime API Version: {}")
+    nccl = "NCCL version 2.8.4+cuda11.2"
+    failure = "job-7f3a-0:2290:2551 [4] enqueue.cc:215 NCCL WARN Cuda failure 'no kernel image is available for execution on the device'"
+    v = verdict([runtime.format("12.6"), "I0805 09:31:19.000000  2290 init.cc:1] step", nccl, failure])
+    assert (v.category, v.rule_id) == ("cuda_lib_missing", "nccl_built_for_cuda11_under_cuda12")
+    cited = [e["text"] for e in v.evidence]
+    assert cited[0].endswith("for execution on the device'") and nccl in cited
+    assert any(c.endswith("Runtime API Version: 12.6") for c in cited)
+    # either fact alone is not enough: an NCCL of Paddle's own CUDA, or no NCCL banner
+    for lines in ([runtime.format("11.8"), nccl, failure], [runtime.format("12.6"), failure]):
+        assert "nccl_built_for_cuda11_under_cuda12" not in RS.hits(events(lines), {"exit_code": 1})
+
+
 def test_verdict_helpers():
     v = verdict(["OSError: [Errno 28] No space left on device"])
     assert v.remedy == load_taxonomy().remedy("disk_full")
