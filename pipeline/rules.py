@@ -991,7 +991,9 @@ class RuleSet:
         contexts = ([(best.rule.ctx_rx, best.rule.context)] if best.rule.context else []) + \
             [(rx, (p,)) for rx, p in zip(best.rule.ctx_all_rx, best.rule.context_all)]
         for rx, patterns in contexts if events is not None and len(events) else ():
-            ctx = _context_line(best, events, rx, patterns) if len(out) < MAX_EVIDENCE else None
+            if len(out) >= MAX_EVIDENCE:
+                break
+            ctx = _context_line(best, events, rx, patterns)
             if ctx is not None and ctx["text"] not in seen:
                 out.insert(1, ctx)
                 seen.add(ctx["text"])
@@ -1519,9 +1521,9 @@ def check(path: str | Path | None = None) -> list[str]:
         return errors
     rs = RuleSet(rules)
     for r in rules:
-        for key in ("patterns", "require", "exclude", "context", "unless"):
+        for key in ("patterns", "exclude", "context", "unless", "unless_succeeded_with"):   # `require`: one by one
             if len(getattr(r, key)) > 1 and any(_NUMBERED_BACKREF.search(p) for p in getattr(r, key)):
-                # a rule's patterns are joined into one regex: \1 would name the first pattern's group
+                # these lists are joined into one regex: \1 would name the first pattern's group
                 errors.append(f"rule {r.id}: {key}: a numbered backreference in a list of patterns; "
                               "use a named group, (?P<name>...) and (?P=name)")
         for p in r.patterns:
