@@ -88,7 +88,7 @@ ENDED_WELL = re.compile(
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
     r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
-    r"\b100% tests passed\b|^=+ \d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed))* in [\d.]+s|"
+    r"\b100% tests passed\b|^=*\s*\d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed))* in [\d.]+s|"
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
     r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$|"
@@ -1069,6 +1069,33 @@ _STATUS_ASKED = re.compile(r'\becho\s+["\']?[\w ]{0,20}[=:]?\s*(?:\$\?|%errorlev
 _STATUS_SAID = re.compile(r"^\s*(?:[\w ]{0,20}[=:]\s*)?(\d{1,3})\s*$")
 SHELL_STATUS_EVENTS = 60   # the last events searched: the status closes the run it speaks of
 _SHELL_KILLED = re.compile(r"^\s*(?:Killed|已杀死)\s*$")
+# `$ ldconfig -p | grep nccl ; echo rc=$?`: the status of a look around (a listing, a search, a probe of a
+# port), typed after the run to diagnose it, is not the run's. The command the status is of is the last of
+# its pipe, seen through the wrappers that run it elsewhere (sudo, kubectl/docker exec, timeout, sh -c).
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
+_ECHO_STATUS = re.compile(r"(?:;|&&|\|\|)\s*echo\b[^;]*$")
+_WRAPPER = re.compile(r"^(?:sudo\s+(?:-\S+\s+)*|time\s+|env\s+(?:\w+=\S*\s+)*|timeout\s+(?:-\S+\s+)*\d+\w?\s+|"
+                      r"(?:kubectl|oc)\s.*?\bexec\b.*?\s--\s+|docker\s+exec\s+(?:-\S+\s+)*\S+\s+|"
+                      r"(?:ba)?sh\s+-c\s+[\"']?)")
+_PROBE_COMMAND = re.compile(r"^(?:ldconfig|grep|egrep|ls|ll|find|findmnt|mount|df|du|stat|test|\[|which|whereis|"
+                            r"type|command|jobs|dpkg|rpm|apt|cat|head|tail|curl|wget|nc|ncat|ping|telnet|ss|"
+                            r"netstat|nslookup|dig|getent|host|id|printenv|lsmod|modinfo|ldd|file|readlink|"
+                            r"[<>]\s*/dev/tcp/|pip3? (?:list|show|freeze)|conda list)\b")
+
+
+def _status_of_a_probe(line: str) -> bool:
+    """The `echo $?` on this line reports a diagnostic command typed on the same line, not the run."""
+    tail = _ECHO_STATUS.search(line)
+    if not tail:
+        return False
+    command = re.split(r"[$#%>]\s", line[:tail.start()], maxsplit=1)[-1]
+    quoted = _QUOTED.sub(lambda m: "_" * len(m.group()), command)    # a | inside a quoted pattern is no pipe
+    command = command[quoted.rfind("|") + 1:].strip()
+    for _ in range(4):
+        command, n = _WRAPPER.subn("", command, count=1)
+        if not n:
+            break
+    return bool(_PROBE_COMMAND.match(command.lstrip("\"'")))
 
 
 # Slurm's word on a job: sacct's row of the job itself (State, ExitCode "code:signal") or srun's line
@@ -1152,7 +1179,8 @@ def shell_status(messages) -> int | None:
     msgs = [m if isinstance(m, str) else "" for m in list(messages)[-SHELL_STATUS_EVENTS:]]
     for i in range(len(msgs) - 1, -1, -1):
         line = msgs[i]
-        if ("$" in line or "%" in line) and i + 1 < len(msgs) and _STATUS_ASKED.search(line):
+        if ("$" in line or "%" in line) and i + 1 < len(msgs) and _STATUS_ASKED.search(line) \
+                and not _status_of_a_probe(line):
             said = _STATUS_SAID.match(msgs[i + 1])
             if said:
                 # the shell's "Killed" just before: the run died of SIGKILL, and a 0 is a pipe's last

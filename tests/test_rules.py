@@ -508,6 +508,8 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("Successfully tagged nlp-serving:ft-1.0.2-py38")
     assert ended_well("100% tests passed, 0 tests failed out of 12")
     assert ended_well("========== 12 passed, 3 warnings in 4.21s ==========")
+    assert ended_well("173 passed, 14 warnings in 33.87s")   # pytest -q prints no rule of "="
+    assert not ended_well("3 passed, 2 failed in 5.01s")
     assert ended_well("Concurrency: 8, throughput: 100.826 infer/sec, latency 79302 usec")
     assert not ended_well("===== 1 failed, 11 passed in 3.2s =====")
     assert not ended_well("Successfully built fast-tokenizer")
@@ -868,6 +870,15 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     healthy = ["[2024/05/27 15:02:10] ppocr INFO: epoch: [3/3], global_step: 300, loss: 0.41"]
     assert not run_failed(events(healthy), None) and run_failed(events([*healthy, *asked, "2"]), None)
     assert run_succeeded(events([*healthy, *asked, "0"]), None)
+    # the status of a look around typed after the run (a search, a listing, a port probe) is not the run's
+    probes = ['$ ldconfig -p | grep -E "nvinfer|nvonnx" ; echo "exit=$?"',
+              '$ kubectl -n ads exec trainer-0 -- timeout 5 bash -c "</dev/tcp/10.244.21.11/8001" ; echo rc=$?',
+              "(base) mlops@eval-3:~/det$ findmnt /mnt/models; echo $?", "$ pip list | grep -i paddle ; echo rc=$?"]
+    for probe in probes:
+        assert shell_status([*crash, probe, "rc=0"]) is None, probe
+        assert shell_status([*crash, *asked, "1", probe, "rc=0"]) == 1, probe
+    assert shell_status([*crash, "$ python train.py 2>&1 | tee log.txt; echo rc=$?", "rc=1"]) == 1
+    assert shell_status([*crash, '$ kubectl exec det-0 -- python3 -c "import paddle" ; echo rc=$?', "rc=1"]) == 1
     # the container's own exit code, when there is one, is the authority
     assert run_failed(events([*healthy, *asked, "0"]), {"exit_code": 1})
     # Slurm's: sacct's row of the job (not of its steps), srun's line
