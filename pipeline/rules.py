@@ -83,6 +83,8 @@ ENDED_WELL = re.compile(
     # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
     r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d[\d,]* (?:images|files|samples|records|items|pages|requests)\b|"
+    # a batch's tally with every unit through ("12/12 trials ok", "40/40 shards done")
+    r"\b(?P<units>[1-9]\d*)/(?P=units) (?:\w+ )?(?:ok|succeeded|passed|done|completed|finished)\b|"
     r"\b(?:wrote|written|saved) \d[\d,]* (?:records|rows|results|images|files|predictions|vectors|embeddings|docs|documents|crops)\b|"
     r"\b(?:job|run|task|training|pipeline|batch) (?:finished|completed|succeeded|ended) (?:OK|successfully)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
@@ -1276,9 +1278,11 @@ def progressed_after(messages, pos: int) -> bool:
 
 
 def _went_on_after(fr: "_Frame", pos: int) -> bool:
-    """After event ``pos`` the job printed its progress and no failure event."""
+    """After event ``pos``, and after every failure event that followed it, the job printed its progress: a
+    second optional import's traceback at start-up is survived like the first when the service then serves."""
     kinds, _ = without_ignored(fr.series("message"), fr.series("kind"))
-    return not any(k in FAILURE_KINDS for k in kinds[pos + 1:]) and progressed_after(fr.series("message"), pos)
+    last = next((i for i in range(len(kinds) - 1, pos, -1) if kinds[i] in FAILURE_KINDS), pos)
+    return progressed_after(fr.series("message"), last)
 
 
 def run_succeeded(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> bool:

@@ -510,6 +510,8 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("========== 12 passed, 3 warnings in 4.21s ==========")
     assert ended_well("173 passed, 14 warnings in 33.87s")   # pytest -q prints no rule of "="
     assert not ended_well("3 passed, 2 failed in 5.01s")
+    assert ended_well("2024-02-19 04:41:57,120 [sweep] INFO sweep finished: 12/12 trials ok, best trial 11")
+    assert not ended_well("2024-02-19 04:41:57,120 [sweep] INFO sweep finished: 11/12 trials ok, 1 failed")
     assert ended_well("Concurrency: 8, throughput: 100.826 infer/sec, latency 79302 usec")
     assert not ended_well("===== 1 failed, 11 passed in 3.2s =====")
     assert not ended_well("Successfully built fast-tokenizer")
@@ -1566,6 +1568,12 @@ def test_an_import_failure_the_job_went_on_from_was_an_optional_import():
     steps = [f"2024-08-21 19:0{k}:25,331-INFO: Total iter: {k}00, epoch: 0, batch: {k}00, loss: [0.0{k}]" for k in range(1, 6)]
     assert RS.match(events([failure])).category == "python_dependency_conflict"
     assert RS.match(events([failure, *steps])) is None
+    # two optional imports fail one after the other, then the job goes on: both were survived
+    second = ("Traceback (most recent call last):\n  File \"/app/gateway/metrics.py\", line 9, in <module>\n    import pynvml\n"
+              "ModuleNotFoundError: No module named 'pynvml'")
+    first = failure.split("\n")
+    assert RS.match(events([*first, *second.split("\n"), *steps])) is None
+    assert RS.match(events([*first, *steps, *second.split("\n")])).category == "python_dependency_conflict"
 
 
 def test_a_cpu_deployment_that_warned_of_error_35_and_then_served_is_no_missing_gpu():
