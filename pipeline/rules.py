@@ -1357,6 +1357,29 @@ def _read(path: str | Path | None) -> tuple[Any, str]:
         return yaml.load(fh, Loader=_YAML_LOADER), str(path)
 
 
+def _duplicate_keys(path: str | Path | None) -> list[str]:
+    """The keys a mapping of the rules file sets twice, with their line."""
+    from pipeline.taxonomy import package_text
+    text = package_text("rules.yaml") if path is None else Path(path).read_text(encoding="utf-8")
+    found: list[str] = []
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+        seen = set()
+        for key_node, _value in node.value:
+            key = loader.construct_object(key_node)
+            if key in seen:
+                found.append(f"{key!r} at line {key_node.start_mark.line + 1}")
+            seen.add(key)
+        return loader.construct_mapping(node)
+
+    _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    yaml.load(text, Loader=_Loader)   # a SafeLoader with a mapping constructor that notes repeats
+    return found
+
+
 def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str]:
     """Parse + compile; returns (rules, errors, version). Rules with errors are left out."""
     from pipeline.taxonomy import load_taxonomy
@@ -1546,9 +1569,11 @@ def check(path: str | Path | None = None) -> list[str]:
     """
     try:
         data, _source = _read(path)
+        duplicates = _duplicate_keys(path)
     except (OSError, yaml.YAMLError) as exc:
         return [f"cannot read rules: {exc}"]
     rules, errors, _version = _build(data)
+    errors += [f"a key set twice in one mapping (YAML keeps the last silently): {d}" for d in duplicates]
     if errors and not rules:
         return errors
     rs = RuleSet(rules)

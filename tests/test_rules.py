@@ -1304,6 +1304,13 @@ rules:
     priority: 10
     patterns: ['cudnn (\\d+) vs (?!\\1)\\d+', 'cuda (\\d+) vs (?!\\1)\\d+']
     examples: ['cudnn 8 vs 7']
+  - id: key_twice
+    category: gpu_oom
+    priority: 10
+    needs_failure: true
+    needs_failure: false
+    patterns: ['out of memory twice']
+    examples: ['out of memory twice']
 """
 
 
@@ -1319,6 +1326,8 @@ def test_check_finds_errors(tmp_path):
     assert "no selective required literal" in errors
     # joined into one regex, the second pattern's \\1 would name the first one's group
     assert "rule numbered_backref: patterns: a numbered backreference" in errors
+    # YAML keeps the last of a key set twice without a word: the check says so, with the line
+    assert "a key set twice in one mapping (YAML keeps the last silently): 'needs_failure' at line" in errors
     with pytest.raises(ValueError):
         RuleSet.load(path)
 
