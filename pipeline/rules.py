@@ -1357,8 +1357,9 @@ def _read(path: str | Path | None) -> tuple[Any, str]:
         return yaml.load(fh, Loader=_YAML_LOADER), str(path)
 
 
-def _duplicate_keys(path: str | Path | None) -> list[str]:
-    """The keys a mapping of the rules file sets twice, with their line."""
+def _read_noting_duplicates(path: str | Path | None) -> tuple[Any, list[str]]:
+    """The rules file as `_read` gives it, and the keys one of its mappings sets twice (YAML keeps the last
+    silently), with their line. Pure-Python loading: for `check`, never on the prediction path."""
     from pipeline.taxonomy import package_text
     text = package_text("rules.yaml") if path is None else Path(path).read_text(encoding="utf-8")
     found: list[str] = []
@@ -1376,8 +1377,7 @@ def _duplicate_keys(path: str | Path | None) -> list[str]:
         return loader.construct_mapping(node)
 
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    yaml.load(text, Loader=_Loader)   # a SafeLoader with a mapping constructor that notes repeats
-    return found
+    return yaml.load(text, Loader=_Loader), found
 
 
 def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str]:
@@ -1568,8 +1568,7 @@ def check(path: str | Path | None = None) -> list[str]:
     the combined prefilter compiles in RE2.
     """
     try:
-        data, _source = _read(path)
-        duplicates = _duplicate_keys(path)
+        data, duplicates = _read_noting_duplicates(path)
     except (OSError, yaml.YAMLError) as exc:
         return [f"cannot read rules: {exc}"]
     rules, errors, _version = _build(data)
