@@ -210,7 +210,8 @@ def _wrappable(line: str) -> bool:
 # (IPython 7), each with numbered source lines and an arrow at the failing one. The normalizer, the
 # rules and the model know Python's own form, so the block is printed again in that form.
 # a paste that lost its line breaks glues the rule, the header and the first frame into one line
-_IPY_HEADER = re.compile(r"^(?:-{20,}\s*)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*)\s{2,}Traceback \(most recent call last\)[ \t]*"
+# (the class as Python names it: OpenCV's is cv2.error, shown as "error")
+_IPY_HEADER = re.compile(r"^(?:-{20,}\s*)?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s{2,}Traceback \(most recent call last\)[ \t]*"
                          r"(?!:)([^\n]*)$", re.M)
 _IPY_RULE = re.compile(r"^-{20,}\s*$")
 _IPY_CELL = re.compile(r"^(Cell In ?\[\d*\]|Input In ?\[\d*\]|<ipython-input-[^>]*>)(?:, line (\d+))?(?:,? in ([^\s(]+))?")

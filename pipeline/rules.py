@@ -171,9 +171,6 @@ _ENDS_FAILED = re.compile(
     r"core dumped|Segmentation fault|\bAborted\b|Fatal signal|Check failed|错误|失败|\d\s+(?:Killed|已杀死)\s|"
     r"\b(?:failed|cannot|can't|could not|unable to|not found|does not exist|no such file|not supported|"
     r"not (?:been )?registered|refused)\b", re.IGNORECASE)
-# a Jupyter/IPython cell's traceback header ("ValueError      Traceback (most recent call last)", the rule
-# of dashes above it sometimes pasted onto it): its frames are not Python's, so no py_traceback event holds it
-NOTEBOOK_TRACEBACK = re.compile(r"^-*[A-Za-z_][\w.]*\s{2,}Traceback \(most recent call last\)")
 NON_RULE_CATEGORIES = frozenset({"no_failure", "unknown"})
 MAX_EVIDENCE = 5
 EVIDENCE_CHARS = 400
@@ -1334,8 +1331,6 @@ def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> b
     msgs = list(events["message"]) if "message" in events.columns else []
     ignored = ignored_exception_rows(msgs, events["kind"]) if "kind" in events.columns else frozenset()
     if "kind" in events.columns and any(k in FAILURE_KINDS for i, k in enumerate(events["kind"]) if i not in ignored):
-        return True
-    if any(isinstance(m, str) and NOTEBOOK_TRACEBACK.match(m) for m in msgs):
         return True
     if "level" in events.columns and any(v in FAILURE_LEVELS for v in events["level"]):
         return True

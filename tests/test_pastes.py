@@ -288,6 +288,14 @@ def test_ipython_tracebacks_are_printed_again_in_pythons_form():
     # cut before its exception line: the class the header named ends the traceback
     assert reprinted(ipython8[:6] + ["(the rest is in the attached file)"]) == [*python[:3], "ValueError",
                                                                                  "(the rest is in the attached file)"]
+    # a class Python names in lower case (OpenCV's cv2.error) heads a notebook traceback too
+    opencv = ["-" * 75, "error                                     Traceback (most recent call last)",
+              "/tmp/ipykernel_121/2274908163.py in load_image(img_path)", "     12     img = cv2.imread(img_path)",
+              "---> 13     img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)", "",
+              "error: OpenCV(4.1.1) color.cpp:182: error: (-215:Assertion failed) !_src.empty() in function 'cvtColor'"]
+    assert reprinted(opencv) == ["Traceback (most recent call last):",
+                                 '  File "/tmp/ipykernel_121/2274908163.py", line 13, in load_image',
+                                 "    img = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)", opencv[-1]]
     # Python's own tracebacks and prose that mentions one stay as they are
     assert reprinted(python) == python
     prose = ["see the log below   Traceback (most recent call last)", "it fails at import"]
