@@ -1348,20 +1348,18 @@ def run_failed(events: pd.DataFrame | None, meta: Mapping[str, Any] | None) -> b
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _read(path: str | Path | None) -> tuple[Any, str]:
+def _read(path: str | Path | None, loader: type = _YAML_LOADER) -> tuple[Any, str]:
     if path is None:
         from pipeline.taxonomy import package_text
 
-        return yaml.load(package_text("rules.yaml"), Loader=_YAML_LOADER), "pipeline/rules.yaml"
+        return yaml.load(package_text("rules.yaml"), Loader=loader), "pipeline/rules.yaml"
     with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_YAML_LOADER), str(path)
+        return yaml.load(fh, Loader=loader), str(path)
 
 
 def _read_noting_duplicates(path: str | Path | None) -> tuple[Any, list[str]]:
     """The rules file as `_read` gives it, and the keys one of its mappings sets twice (YAML keeps the last
     silently), with their line. Pure-Python loading: for `check`, never on the prediction path."""
-    from pipeline.taxonomy import package_text
-    text = package_text("rules.yaml") if path is None else Path(path).read_text(encoding="utf-8")
     found: list[str] = []
 
     class _Loader(yaml.SafeLoader):
@@ -1377,7 +1375,8 @@ def _read_noting_duplicates(path: str | Path | None) -> tuple[Any, list[str]]:
         return loader.construct_mapping(node)
 
     _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return yaml.load(text, Loader=_Loader), found
+    data, _source = _read(path, _Loader)
+    return data, found
 
 
 def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str]:
