@@ -225,7 +225,7 @@ def build_dataset(con, labels: pd.DataFrame, rules, batch: int = 400) -> Dataset
     return Dataset(labels, features, verdicts, np.array(failed, dtype=bool), {r.id: r.priority for r in rules.rules})
 
 
-def shipped_templates(con, min_runs: int = 2) -> list[tuple]:
+def shipped_templates(con, min_runs: int = 3) -> list[tuple]:
     """The templates shipped with the model (evidence ids, routine lines): (template_key, cluster_id,
     template, initial_template) of those at least ``min_runs`` runs printed. A template one run alone
     printed is that run's own line: no other log is ever cited by it, and restoring the written logs'
@@ -326,7 +326,7 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     with store.connect(db, read_only=True) as con:
         ds = build_dataset(con, load_labels(labels_paths), rules)
         train_params = params.get("train") or {}
-        templates = shipped_templates(con, int(train_params.get("template_min_runs", 2)))
+        templates = shipped_templates(con, int(train_params.get("template_min_runs", 3)))
         healthy = healthy_templates(con, ds.labels, float(train_params.get("healthy_min_rate", 0.05)),
                                     int(train_params.get("healthy_min_runs", 5)))
     if len(ds.labels) < 10:
