@@ -91,6 +91,8 @@ ENDED_WELL = re.compile(
     r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
     r"\b100% tests passed\b|^=*\s*\d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed))* in [\d.]+s|"
+    r"^(?-i:OK)(?: \((?:skipped|expected failures)=\d+\))?\s*$|"   # unittest's verdict after "Ran 5 tests in 3.4s"
+    r"\bFinished processing dependencies for \S|"   # the last line of a `setup.py install` that built and installed
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
     r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$|"
@@ -160,6 +162,7 @@ PROGRESS = re.compile(
     r"(?i)\b(?:epoch|step|iter(?:ation)?|batch)\s*[:=\[(]?\s*\[?\d+|\bloss\s*[:=]\s*-?\d|\bloss\s+-?\d+\.\d|"
     r"\bSucc (?:request|predict|process)|\" 200\b|"   # a server's access line ("POST /predict HTTP/1.1" 200), not a client's
     r"\b(?:Successful request|Inference) count:\s*[1-9]|"   # Triton's statistics of requests served (perf_analyzer)
+    r"\bStarted (?:GRPCInferenceService|HTTPService|Metrics Service) at\b|"   # Triton up with every model loaded
     r"^\s*\[\s*\d+\s*/\s*\d+\s*\]")                # a work counter opening the line ("[120/240] tile_0120.tif")
 MIN_PROGRESS_AFTER = 3
 # a Python traceback frame's file; numpy's dispatch ("<__array_function__ internals>") is no frame of its own:

@@ -515,6 +515,10 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("Concurrency: 8, throughput: 100.826 infer/sec, latency 79302 usec")
     assert not ended_well("===== 1 failed, 11 passed in 3.2s =====")
     assert not ended_well("Successfully built fast-tokenizer")
+    # unittest's verdict line and setuptools' last line of an install (a custom op built and installed)
+    assert ended_well("OK") and ended_well("OK (skipped=2)")
+    assert not ended_well("FAILED (failures=1)") and not ended_well("ok") and not ended_well("OK, retrying")
+    assert ended_well("Finished processing dependencies for tokenizer-ops==0.0.0")
 
 
 def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_ended_well():
@@ -1595,6 +1599,12 @@ def test_a_cpu_deployment_that_warned_of_error_35_and_then_served_is_no_missing_
     served = ["    Successful request count: 1652", "    Inference count: 1652", "    Successful request count: 1719"]
     assert RS.match(events(start)).category == "gpu_not_visible"
     assert RS.match(events([*start, *served])) is None
+    # Triton's own lines once every model loaded: its gRPC, HTTP and metrics endpoints up
+    up = ["I0614 03:21:10.862874 1 grpc_server.cc:4117] Started GRPCInferenceService at 0.0.0.0:8001",
+          "I0614 03:21:10.863181 1 http_server.cc:2815] Started HTTPService at 0.0.0.0:8000",
+          "I0614 03:21:10.904722 1 http_server.cc:167] Started Metrics Service at 0.0.0.0:8002"]
+    assert RS.match(events([*start, *up])) is None
+    assert RS.match(events([*start, *up[:2]])).category == "gpu_not_visible"
 
 
 def test_a_label_assert_in_one_ranks_kernel_makes_its_peers_nccl_errors_consequences():
