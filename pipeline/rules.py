@@ -90,7 +90,7 @@ ENDED_WELL = re.compile(
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"
     r"\b(?:finished|completed|done) in \d+(?:(?::\d\d)+\b|(?:\.\d+)?\s*(?:s|sec|seconds|min|minutes|h|hours)\b)|"
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
-    r"\b100% tests passed\b|^=*\s*\d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed))* in [\d.]+s|"
+    r"\b100% tests passed\b|^=*\s*\d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed|reruns?))* in [\d.]+s|"
     r"^(?-i:OK)(?: \((?:skipped|expected failures)=\d+\))?\s*$|"   # unittest's verdict after "Ran 5 tests in 3.4s"
     r"\bFinished processing dependencies for \S|"   # the last line of a `setup.py install` that built and installed
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"

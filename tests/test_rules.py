@@ -509,6 +509,7 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("100% tests passed, 0 tests failed out of 12")
     assert ended_well("========== 12 passed, 3 warnings in 4.21s ==========")
     assert ended_well("173 passed, 14 warnings in 33.87s")   # pytest -q prints no rule of "="
+    assert ended_well("===== 41 passed, 2 skipped, 3 warnings, 1 rerun in 51.42s =====")   # pytest-rerunfailures
     assert not ended_well("3 passed, 2 failed in 5.01s")
     assert ended_well("2024-02-19 04:41:57,120 [sweep] INFO sweep finished: 12/12 trials ok, best trial 11")
     assert not ended_well("2024-02-19 04:41:57,120 [sweep] INFO sweep finished: 11/12 trials ok, 1 failed")
