@@ -117,6 +117,12 @@ _DIAGNOSTIC_COMMAND = re.compile(
     r"uname|which|lsb_release|ps|dmesg|ldconfig|sed|awk|wc|stat|readlink|find|tree|md5sum|sha256sum|nproc|"
     r"lscpu|lspci|ulimit|whoami|date|uptime|kubectl\s+(?:get|describe|top)|docker\s+(?:inspect|ps|images|stats)|"
     r"pip3?\s+(?:list|show|freeze)|conda\s+list|systemctl\s+status|git\s+(?:log|status|diff|show))\b)")
+# a CI runner's steps after the job's own script (uploading, caching, cleaning up): what they print is not the run's
+# end, as a command typed after it to look at the machine is not (GitHub Actions', GitLab's, Jenkins' words)
+_CI_AFTER_THE_JOB = re.compile(
+    r"^\s*(?:##\[group\])?(?:Post job cleanup\.|Post Run \S|Run actions/(?:upload-artifact|download-artifact|cache)@|"
+    r"(?:Uploading artifacts|Saving cache) for (?:successful|failed) job|Cleaning up project directory|"
+    r"\[Pipeline\] End of Pipeline|Archiving artifacts\s*$|Recording test results\s*$)")
 _SHOWS_THE_RUN = re.compile(r"\b(?:cat|tail|head|less|more|grep)\b[^|;]*(?:\.log|\.out|\.txt|nohup|stdout|stderr)\b")
 RUN_END_LOOK = 40
 
@@ -125,6 +131,7 @@ def run_tail(messages, size: int) -> list[int]:
     """The last ``size`` lines of the log, and the last ``size`` lines of the run's own output: before the
     commands a paste appends to look at the machine afterwards (`$ cat config.pbtxt`, `$ nvidia-smi`, within
     the last RUN_END_LOOK lines; what they print may say how the run ended too: a describe's "Pod completed"),
+    before a CI runner's steps after the job's script (an artifact upload, "Post job cleanup."),
     and after the prompt of the last command that ran something else (its output is the run that ended)."""
     n = len(messages)
     start, end = 0, n
@@ -136,6 +143,8 @@ def run_tail(messages, size: int) -> list[int]:
             if not _DIAGNOSTIC_COMMAND.search(command) or _SHOWS_THE_RUN.search(command):
                 start = i + 1 if end < n else start   # the command before diagnostics is the run's own
                 break
+            end = i
+        elif isinstance(m, str) and _CI_AFTER_THE_JOB.match(m):
             end = i
     return sorted(set(range(max(start, end - size), end)) | set(range(max(0, n - size), n)))
 

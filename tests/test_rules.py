@@ -249,6 +249,24 @@ def test_the_good_end_of_a_run_is_read_before_the_look_at_the_machine_pasted_aft
     assert run_tail(["x", "$ python train.py", "step 1", "$ ls out"], 1) == [2, 3]   # a run is no check
 
 
+def test_a_ci_runners_steps_after_the_job_are_not_the_runs_end():
+    """An artifact upload and the runner's clean-up after a pytest summary: the summary is how the run ended."""
+    from pipeline.rules import run_succeeded, run_tail
+    tests = ["tests/test_io.py::test_oom_is_reported PASSED [ 97%]", "tests/test_io.py::test_export PASSED [100%]",
+             "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html",
+             "====== 41 passed, 2 skipped, 3 warnings, 1 rerun in 51.42s ======"]
+    upload = ["##[group]Run actions/upload-artifact@v4", "with:", "  name: gpu-test-report", "  path: reports/",
+              "##[endgroup]", "With the provided path, there will be 1 file uploaded",
+              "Artifact gpu-test-report has been successfully uploaded! Final size is 18304 bytes.",
+              "Post job cleanup.", "Cleaning up orphan processes"]
+    assert run_succeeded(events(tests + upload), {})
+    assert not run_succeeded(events(tests + [f"job output {i}" for i in range(8)]), {})   # the job went on
+    assert run_tail(tests + upload, 2) == [2, 3, 11, 12]
+    gitlab = ["Uploading artifacts for failed job", "Uploading artifacts...", "reports/: found 3 matching files",
+              "Cleaning up project directory and file based variables", "ERROR: Job failed: exit code 1"]
+    assert run_tail(["KeyError: 'label'"] + gitlab, 1) == [0, 5]
+
+
 def test_a_latent_signature_counts_unless_the_run_is_known_to_have_succeeded():
     warning = ["warning: the version of opt that transformed this model is not consistent with current "
                "Paddle-Lite version."]
