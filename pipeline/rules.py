@@ -11,7 +11,7 @@ Contract:
 columns are tolerated: ``text`` falls back to ``message``, ``line_no`` to the row number).
 ``meta`` may carry ``exit_code`` and ``oom_killed`` (and any other key a rule's ``meta`` names). Facts
 read from the log itself join it: the exit status a shell printed (``with_shell_status``), and the
-``LOG_FACTS`` a rule names (``gpu_memory_full``: nvidia-smi shows a GPU taken; ``gpu_memory_grew``).
+``LOG_FACTS`` a rule names (``gpu_memory_full``: nvidia-smi shows a GPU taken; ``gpu_memory_grew``; ``loss_stayed_nan``).
 
 Verdict (documented in rules.yaml too): every (rule, event) pair that fires is a hit; the winner
 is the hit with the lowest ``priority``. Ties go to the LATER event of the log: a run stops at
@@ -1181,8 +1181,25 @@ def gpu_memory_grew(messages) -> bool:
     return False
 
 
+# a progress line's loss value ("loss: nan", "loss=0.4312", "loss: [inf]"); a count of such batches is no loss
+_LOSS_VALUE = re.compile(r"(?i)\bloss\s*[:=]\s*\[?\s*(nan|[+-]?inf|[+-]?\d)")
+NAN_LOSS_LINES = 3
+
+
+def loss_stayed_nan(messages) -> bool:
+    """The job's last NAN_LOSS_LINES progress lines that print a loss all print it as nan / inf: training
+    diverged and never came back (loss scaling's skipped steps come back to a number)."""
+    last = []
+    for m in messages:
+        if isinstance(m, str) and ("loss" in m or "Loss" in m or "LOSS" in m):
+            hit = _LOSS_VALUE.search(m)
+            if hit and PROGRESS.search(m):
+                last = (last + [hit.group(1)[-3:].lower() in ("nan", "inf")])[-NAN_LOSS_LINES:]
+    return len(last) == NAN_LOSS_LINES and all(last)
+
+
 # facts read from the whole log that a rule's ``meta`` may name
-LOG_FACTS = {"gpu_memory_full": gpu_memory_full, "gpu_memory_grew": gpu_memory_grew}
+LOG_FACTS = {"gpu_memory_full": gpu_memory_full, "gpu_memory_grew": gpu_memory_grew, "loss_stayed_nan": loss_stayed_nan}
 
 
 def shell_status(messages) -> int | None:
