@@ -92,7 +92,8 @@ ENDED_WELL = re.compile(
     # a test or benchmark tool's summary of a clean pass (ctest, pytest with nothing failed, perf_analyzer)
     r"\b100% tests passed\b|^=*\s*\d+ passed(?:, \d+ (?:warnings?|skipped|deselected|xfailed|xpassed|reruns?))* in [\d.]+s|"
     r"^(?-i:OK)(?: \((?:skipped|expected failures)=\d+\))?\s*$|"   # unittest's verdict after "Ran 5 tests in 3.4s"
-    r"\bFinished processing dependencies for \S|\bRun Success, Exit\b|"   # ... PaddleRec's trainers' last line   # the last line of a `setup.py install` that built and installed
+    r"\bFinished processing dependencies for \S|"   # the last line of a `setup.py install` that built and installed
+    r"\bRun Success, Exit\b|"   # PaddleRec's trainers' and servers' last line
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
     r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$|"
