@@ -261,6 +261,8 @@ def train(db: Optional[str] = typer.Option(None, help="warehouse holding the lab
           models: Optional[str] = typer.Option(None, help="export folder (default: params paths.models)"),
           splits: Optional[int] = typer.Option(None, help="group-aware CV folds (default: params train.splits)"),
           metrics_out: Optional[str] = typer.Option(None, help="also write the headline metrics here (DVC)"),
+          predictions_out: Optional[str] = typer.Option(
+              None, help="also write the out-of-fold verdict of every dev and captured run here (CSV)"),
           no_mlflow: bool = typer.Option(False, "--no-mlflow", help="skip MLflow logging"),
           as_json: bool = typer.Option(False, "--json")):
     """Train the root-cause classifier, evaluate it on real cases, export it, log to MLflow."""
@@ -268,7 +270,7 @@ def train(db: Optional[str] = typer.Option(None, help="warehouse holding the lab
     params = _params()
     metrics = model.train(_db(db), labels or [params["paths"]["labeled"]], _models(models),
                           params, n_splits=splits or params["train"]["splits"], seed=params["train"]["seed"],
-                          log_mlflow=not no_mlflow, metrics_out=metrics_out)
+                          log_mlflow=not no_mlflow, metrics_out=metrics_out, predictions_out=predictions_out)
     if as_json:
         print(json.dumps(metrics))
         return

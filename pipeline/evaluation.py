@@ -316,8 +316,39 @@ def summarize(ds: Dataset, rows: np.ndarray, by_mode: dict[str, list[Verdict]]) 
         s = score(y, pred, diff if (diff != "").any() else None)
         s["calibration"] = calibration(np.array([v.confidence for v in vs]), pred == y)
         s["_y"], s["_pred"] = y.tolist(), pred.tolist()   # for the confusion matrix; not written out
+        s["_conf"], s["_rule"] = [round(float(v.confidence), 4) for v in vs], [v.rule_id or "" for v in vs]
+        s["_rows"] = rows.tolist()
         out[mode] = s
     return out
+
+
+# the schemes whose rows the predictions table lists: never the set-aside test, whose threads stay unread
+PREDICTION_SCHEMES = ("real_cv", "real_cv_unseen_rules", "captured_cv")
+
+
+def predictions_table(ds: Dataset, report: dict) -> pd.DataFrame:
+    """Per scored run of the out-of-fold schemes, the label and each mode's verdict and confidence:
+    what changed between two trainings is a diff of this table, not a retrain per guess."""
+    frames = []
+    for scheme in PREDICTION_SCHEMES:
+        by_mode = report.get(scheme)
+        if not by_mode:
+            continue
+        rows = np.array(by_mode["combined"]["_rows"], dtype=int)
+        labels = ds.labels.iloc[rows]
+        frame = pd.DataFrame({"scheme": scheme, "run_id": labels["run_id"].to_numpy(),
+                              "group": labels["group"].to_numpy(), "label": labels["category"].to_numpy(),
+                              "difficulty": labels["difficulty"].to_numpy(),
+                              "rule_id": by_mode["rules_only"]["_rule"]})
+        for mode in MODES:
+            frame[mode] = by_mode[mode]["_pred"]
+            frame[f"{mode}_confidence"] = by_mode[mode]["_conf"]
+        frames.append(frame)
+    columns = ["scheme", "run_id", "group", "label", "difficulty", "rule_id",
+               *[c for m in MODES for c in (m, f"{m}_confidence")]]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns].sort_values(["scheme", "run_id"], kind="stable")
 
 
 def public(report):

@@ -312,12 +312,15 @@ def _version(arrays: dict[str, np.ndarray], combiner: dict) -> str:
 
 
 def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits: int = 5,
-          seed: int = 0, log_mlflow: bool = True, metrics_out: str | Path | None = None) -> dict:
+          seed: int = 0, log_mlflow: bool = True, metrics_out: str | Path | None = None,
+          predictions_out: str | Path | None = None) -> dict:
     """Evaluate (pipeline.evaluation), fit the shipped model, export it to models_dir, log to MLflow.
 
     The shipped model is fitted on every labeled run, the set-aside real test included (params
     ``train.ship_with_test``): the test figures describe the same model fitted without those threads,
-    as the protocol requires; the calibration and the open-set floor come from the cross-validation."""
+    as the protocol requires; the calibration and the open-set floor come from the cross-validation.
+    ``predictions_out``: a CSV of the out-of-fold verdicts per run (evaluation.predictions_table), also
+    logged to MLflow."""
     from pipeline import evaluation, store
     from pipeline.rules import RuleSet
     from pipeline.taxonomy import load_taxonomy
@@ -372,8 +375,12 @@ def train(db: str, labels_paths, models_dir: str | Path, params: dict, n_splits:
     if metrics_out:
         Path(metrics_out).parent.mkdir(parents=True, exist_ok=True)
         Path(metrics_out).write_text(json.dumps(compact_metrics(metrics), indent=2, sort_keys=True))
+    predictions = evaluation.predictions_table(ds, private)
+    if predictions_out:
+        Path(predictions_out).parent.mkdir(parents=True, exist_ok=True)
+        predictions.to_csv(predictions_out, index=False)
     if log_mlflow:
-        _log_mlflow(final, p, metrics, private, models_dir)
+        _log_mlflow(final, p, metrics, private, models_dir, predictions)
     return metrics
 
 
@@ -391,7 +398,8 @@ def _flat(prefix: str, d: dict, out: dict) -> None:
             out[key] = float(v)
 
 
-def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, models_dir: Path) -> None:
+def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, models_dir: Path,
+                predictions: pd.DataFrame) -> None:
     import os
     import tempfile
 
@@ -420,6 +428,7 @@ def _log_mlflow(final: Pipeline, p: ModelParams, metrics: dict, private: dict, m
                     confusion_png(s["_y"], s["_pred"], png, f"{scheme}, combined verdict")
                     mlflow.log_artifact(str(png))
         mlflow.log_artifact(str(models_dir / "metrics.json"))
+        mlflow.log_table(predictions, artifact_file="predictions_oof.json")
         mlflow.sklearn.log_model(final, name="model", registered_model_name="logml-root-cause",
                                  input_example=None)
 

@@ -176,11 +176,12 @@ def trained(tmp_path_factory):
     os.environ["MLFLOW_TRACKING_URI"] = tracking
     try:
         metrics = train(str(db), [fleet / "labels.csv", base / "real" / "labels.csv"], base / "models", params,
-                        n_splits=3)
+                        n_splits=3, predictions_out=base / "predictions.csv")
     finally:
         if old is None:
             os.environ.pop("MLFLOW_TRACKING_URI")
         else:
             os.environ["MLFLOW_TRACKING_URI"] = old
     return {"base": base, "fleet": fleet, "db": db, "models": base / "models", "metrics": metrics,
+            "predictions": base / "predictions.csv",
             "tracking": tracking, "params": params, "labels": [fleet / "labels.csv", base / "real" / "labels.csv"]}

@@ -61,6 +61,33 @@ def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlf
     assert {"confusion_real_cv.png", "confusion_real_test.png", "metrics.json"} <= artifacts
 
 
+def test_the_out_of_fold_predictions_table_reproduces_the_reported_figures_and_leaves_the_test_out(trained):
+    import mlflow
+    import pandas as pd
+
+    from pipeline.model import load_labels
+    metrics, table = trained["metrics"], pd.read_csv(trained["predictions"], keep_default_na=False)
+    assert set(table["scheme"]) == {"real_cv", "real_cv_unseen_rules"}   # no captured runs in this training set
+    for scheme in ("real_cv", "real_cv_unseen_rules"):
+        rows = table[table["scheme"] == scheme]
+        for mode in ("rules_only", "model_only", "combined"):
+            s = metrics[scheme][mode]
+            assert len(rows) == s["n"] and (rows[mode] == rows["label"]).mean() == pytest.approx(s["accuracy"], abs=1e-4)
+            high = rows[f"{mode}_confidence"] >= 0.8
+            if s["calibration"]["accuracy_at_0.8"] is not None:
+                assert (rows[mode] == rows["label"])[high].mean() == pytest.approx(
+                    s["calibration"]["accuracy_at_0.8"], abs=1e-4)
+    labels = load_labels(trained["labels"])
+    test_runs = set(labels.loc[labels["split"] == "test", "run_id"])
+    assert test_runs and not test_runs & set(table["run_id"])
+    dev = table[table["scheme"] == "real_cv"]
+    assert (dev["rule_id"] != "").any() and dev.loc[dev["rule_id"] == "", "rules_only"].isin(["unknown", "no_failure"]).all()
+    client = mlflow.MlflowClient(tracking_uri=trained["tracking"])
+    run = client.search_runs([client.get_experiment_by_name("logml-root-cause").experiment_id])[0]
+    logged = pd.DataFrame(mlflow.load_table("predictions_oof.json", run_ids=[run.info.run_id]))
+    assert len(logged) == len(table) and list(logged["combined"]) == list(table["combined"])
+
+
 def test_lean_scorer_reproduces_scikit_learn(trained):
     from pipeline.features import RunFeatures
     from pipeline.lean import LeanModel
