@@ -2,14 +2,17 @@
 
 Issue threads wrap a log in markdown, indent it, hard-wrap it at a console's width, and, from a
 notebook (Jupyter, AI Studio), print its traceback the IPython way; a log copied out of a web page's
-source has its quotes as HTML entities, one from ``docker logs -t`` a timestamp before every line.
-``Unpaster`` undoes each of these chunk by chunk, before the normalizer reads the lines, and keeps
-every line's own number so evidence cites the file as given.
+source has its quotes as HTML entities, one from ``docker logs -t`` a timestamp before every line,
+and one exported from a log platform (JSON lines, CSV) holds the lines as messages of records
+(pipeline.exports). ``Unpaster`` undoes each of these chunk by chunk, before the normalizer reads
+the lines, and keeps every line's own number so evidence cites the file as given.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+
+from pipeline.exports import Export
 
 
 class Unpaster:
@@ -51,6 +54,7 @@ class Unpaster:
         self.code_fenced = False  # the fences hold the job's code, the log was pasted outside them
         self.escaped = False      # the paste came HTML-escaped
         self.stamped = False      # every line starts with the runtime's timestamp (docker logs -t)
+        self.export: Export | None = None   # the file is a log platform's export (pipeline.exports)
 
     @staticmethod
     def _log_outside_code_fences(lines: list[str], fences: set[int]) -> bool:
@@ -66,6 +70,10 @@ class Unpaster:
 
     def feed(self, chunk):
         first, self.first = self.first, False
+        if first:
+            self.export = Export.detect(chunk.lines)
+        if self.export:   # a log platform's JSON or CSV export: its messages are the log
+            chunk = self.export.unwrap(chunk)
         if first:   # the stamp: the first thousand lines decide (a Python loop over a chunk costs 50 ms)
             self.escaped = _ENTITY.search("\n".join(chunk.lines)) is not None
             written = [ln for ln in chunk.lines[:1000] if ln.strip()]

@@ -212,7 +212,9 @@ class Predictor:
                 if ln in pos and ln not in {c[0] for c in chosen}:
                     chosen.append((ln, messages[pos[ln]]))
         out = []
+        file_lines = getattr(events, "file_lines", None) or {}
         for line, text in chosen[:limit]:
+            line = file_lines.get(line, line)
             first = text.splitlines()[0] if text else ""
             out.append({"line": line, "text": text[:2000], "template_id": self.miner.match(mask(first))})
         return out
@@ -297,7 +299,10 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
     if relevant:
         merged = {r[2]: r for r in list(relevant) + list(tail)}  # r[2]: the event's first line
         rows = [merged[k] for k in sorted(merged)]
-    return Events.from_rows(rows), problems
+    events = Events.from_rows(rows)
+    if unpaster and unpaster.export:
+        events.file_lines = unpaster.export.file_lines
+    return events, problems
 
 
 def _skim(chunk, prefilter: tuple[str, ...], window: int, tail: int):

@@ -138,6 +138,85 @@ def test_a_paste_from_docker_logs_t_gets_the_same_verdict(predictions, tmp_path)
         assert not any(ev["text"].startswith("2026-11-03T") for ev in again[name]["evidence"]), name
 
 
+def _journald(lines: list[str]) -> tuple[str, dict[int, int]]:
+    """`journalctl -o json`: one object per line, the text under MESSAGE."""
+    import json
+    records = [json.dumps({"__REALTIME_TIMESTAMP": str(1762164721000000 + 1000 * i), "_HOSTNAME": "gpu-node-7",
+                           "SYSLOG_IDENTIFIER": "dockerd", "CONTAINER_NAME": "train", "MESSAGE": line},
+                          ensure_ascii=False) for i, line in enumerate(lines)]
+    return "\n".join(records) + "\n", {i + 1: i + 1 for i in range(len(lines))}
+
+
+def _kibana_csv_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
+    """Kibana's CSV export as a web console lists it, newest first, a traceback one quoted multi-line
+    record; also, per paste line, the file line its record starts on."""
+    import csv
+    import io
+    records, block = [], []
+    for i, line in enumerate(lines):   # a traceback's lines are one message, as a multiline parser ships them
+        if block and (line.startswith((" ", "\t")) or lines[block[0]].startswith("Traceback")
+                      and not re.match(r"\w+(Error|Exception)\b", lines[block[-1]])):
+            block.append(i)
+        else:
+            if block:
+                records.append(block)
+            block = [i]
+    records.append(block)
+    out, where, at = io.StringIO(), {}, 2
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(["@timestamp", "kubernetes.pod.name", "message"])
+    for n, block in reversed(list(enumerate(records))):
+        for k, i in enumerate(block):
+            where[i + 1] = at + k
+        writer.writerow([f"Nov 3, 2026 @ 10:{n // 60:02d}:{n % 60:02d}.000", "train-0", "\n".join(lines[i] for i in block)])
+        at += len(block)
+    return out.getvalue(), where
+
+
+def _loki_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
+    """A Loki / Elasticsearch JSON-lines export, newest first, with an RFC 3339 @timestamp."""
+    import json
+    n = len(lines)
+    records = [json.dumps({"@timestamp": f"2026-11-03T10:{i // 60:02d}:{i % 60:02d}.000Z", "stream": "stderr",
+                           "kubernetes": {"pod_name": "train-0"}, "message": lines[i]}) for i in reversed(range(n))]
+    return "\n".join(records) + "\n", {i + 1: n - i for i in range(n)}
+
+
+@pytest.mark.parametrize("export", [_journald, _kibana_csv_newest_first, _loki_newest_first])
+def test_a_log_exported_from_a_log_platform_gets_the_same_verdict(predictions, tmp_path, export):
+    """The pastes as a log platform exports them (JSON lines, a CSV with the text in one column, newest
+    first): the same verdict, and the evidence cites the record that holds each line."""
+    labels, results = predictions
+    where = {}
+    for name in labels:
+        text, where[name] = export((PASTES / name).read_text().splitlines())
+        (tmp_path / name).write_text(text)
+    again = _predicted(tmp_path, labels)
+    assert not _changed(results, again, labels, 0.05)
+    for name in labels:
+        assert [ev["line"] for ev in again[name]["evidence"]] == \
+            [where[name][ev["line"]] for ev in results[name]["evidence"]], name
+        assert not any(ev["text"].lstrip().startswith(("{", '"')) for ev in again[name]["evidence"]), name
+
+
+def test_only_a_log_platforms_records_are_unwrapped():
+    from pipeline.exports import Export
+    # a program that logs JSON of its own, with no message key, and a plain log that quotes CSV
+    assert Export.detect(['{"step": 1, "loss": 0.5}', '{"step": 2, "loss": 0.4}', '{"step": 3, "loss": 0.3}']) is None
+    assert Export.detect(['"id","path"', '"1","a.jpg"', '"2","b.jpg"']) is None
+    assert Export.detect(["Traceback (most recent call last):", '  File "a.py", line 1', "KeyError: 1"]) is None
+    rows = ['{"time": "2026-11-03T10:00:02Z", "msg": "b"}', "not json", '{"time": "2026-11-03T10:00:01Z", "msg": "a"}',
+            '{"time": "2026-11-03T10:00:00Z", "msg": "x\\ny"}']
+    assert Export.detect(rows) is None   # a line in four is no record
+    assert _unpasted([rows[0], rows[2], rows[3]]) == ["x", "y", "a", "b"]   # newest first, put back in order
+    ordered = ['{"time": "2026-11-03T10:00:00Z", "msg": "a"}', '{"time": "2026-11-03T10:00:00Z", "msg": "b"}',
+               '{"time": "2026-11-03T10:00:01Z", "msg": "c"}']
+    assert _unpasted(ordered) == ["a", "b", "c"]
+    # a CSV export cut inside a quoted message: its last message is the rest
+    assert _unpasted(['"_time","_raw"', '"1762164721","start"', '"1762164722","Traceback (most recent call last):',
+                      '  File ""a.py"", line 1']) == ["start", "Traceback (most recent call last):", '  File "a.py", line 1']
+
+
 def test_only_a_paste_stamped_on_every_line_loses_its_timestamps():
     stamped = ["2026-11-03T10:12:01.5Z Traceback (most recent call last):",
                '2026-11-03T10:12:01.5Z   File "train.py", line 3, in <module>',
