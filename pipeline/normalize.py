@@ -1025,8 +1025,6 @@ class Events:
     def __init__(self, columns: dict[str, list]):
         self._columns = columns
         self.columns = list(columns)
-        # where line_no is not the file's line (an export put back in order): line_no -> file line
-        self.file_lines: dict[int, int] | None = None
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> Events:

@@ -300,8 +300,8 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
         merged = {r[2]: r for r in list(relevant) + list(tail)}  # r[2]: the event's first line
         rows = [merged[k] for k in sorted(merged)]
     events = Events.from_rows(rows)
-    if unpaster and unpaster.export:
-        events.file_lines = unpaster.export.file_lines
+    # an export's lines are numbered in printed order: the evidence maps them back to the file's
+    events.file_lines = unpaster.export.file_lines if unpaster and unpaster.export else None
     return events, problems
 
 
