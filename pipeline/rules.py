@@ -1199,8 +1199,40 @@ def loss_stayed_nan(messages) -> bool:
     return len(last) == NAN_LOSS_LINES and all(last)
 
 
+# the NVIDIA driver a log shows: nvidia-smi's table ("Driver Version: 470.82.01", "NVIDIA-SMI 470.82.01"), its
+# --query-gpu CSV row after a GPU's name, a user's or a tool's "driver version: 470.x"
+_DRIVER = re.compile(r"(?i)(?:Driver Version\s*[:=]?\s*|NVIDIA-SMI\s+|nvidia driver(?: version)?\s*[:=]?\s*"
+                     r"|^\s*\d+,\s*(?:NVIDIA|Tesla|Quadro|GeForce)[^,\n]*,\s*)(\d{3})\.\d+")
+# the CUDA the Paddle build or image was made for: the image tag (cuda12.6-cudnn9.5, nvidia/cuda:12.0.1), the wheel's
+# post126 / cu126, Paddle's device note's runtime, the image's toolkit path; never nvidia-smi's "CUDA Version", the
+# newest CUDA the driver supports
+_BUILD_CUDA = re.compile(r"cuda(\d{1,2})\.(\d)-cudnn|nvidia/cuda:(\d{1,2})\.(\d)|\bpost(1[0-2]|[89])(\d)\b|\bcu(1[0-2])(\d)\b"
+                         r"|Runtime API Version:\s*(\d{1,2})\.(\d)|/usr/local/cuda-(\d{1,2})\.(\d)")
+# the oldest Linux driver each CUDA needs (NVIDIA's compatibility table, without the forward-compat package)
+_MIN_DRIVER = {(12, None): 525, (11, None): 450, (10, 2): 440, (10, 1): 418, (10, 0): 410, (9, None): 384}
+
+
+def driver_older_than_the_build(messages) -> bool:
+    """The log shows an NVIDIA driver older than the CUDA of the Paddle build or image needs: driver 470 under a
+    CUDA 12 image (525 at least), 418 under CUDA 11 (450). With several of either shown (a log from two
+    machines, two images tried), the oldest driver against the oldest CUDA: the least the log says."""
+    drivers, builds = [], []
+    for m in messages:
+        if isinstance(m, str) and ("river" in m or "NVIDIA" in m or "nvidia" in m or "," in m):
+            drivers.extend(int(d) for d in _DRIVER.findall(m))
+        if isinstance(m, str) and ("cuda" in m or "post" in m or "cu1" in m or "Runtime API" in m):
+            builds.extend(next((int(a), int(b)) for a, b in zip(hit[0::2], hit[1::2]) if a)
+                          for hit in _BUILD_CUDA.findall(m))
+    if not drivers or not builds:
+        return False
+    major, minor = min(builds)
+    need = _MIN_DRIVER.get((major, minor), _MIN_DRIVER.get((major, None)))
+    return need is not None and min(drivers) < need
+
+
 # facts read from the whole log that a rule's ``meta`` may name
-LOG_FACTS = {"gpu_memory_full": gpu_memory_full, "gpu_memory_grew": gpu_memory_grew, "loss_stayed_nan": loss_stayed_nan}
+LOG_FACTS = {"gpu_memory_full": gpu_memory_full, "gpu_memory_grew": gpu_memory_grew, "loss_stayed_nan": loss_stayed_nan,
+             "driver_older_than_the_build": driver_older_than_the_build}
 
 
 def shell_status(messages) -> int | None:

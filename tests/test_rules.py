@@ -1590,6 +1590,28 @@ def test_a_gpu_nvidia_smi_shows_taken_is_a_fact_the_rules_read():
     assert RS.match(events([error, "0, 2121 MiB, 24576 MiB"])).category == "cuda_lib_missing"
 
 
+def test_a_driver_older_than_the_build_is_read_from_the_forms_logs_show_it_in():
+    """The driver from nvidia-smi's table, its CSV or a user's note; the build's CUDA from the image tag, the
+    wheel, Paddle's device note or the toolkit path, never from nvidia-smi's own "CUDA Version" (the newest
+    the driver supports); the oldest driver against the oldest CUDA shown."""
+    from pipeline.rules import driver_older_than_the_build as older
+    smi_470 = "| NVIDIA-SMI 470.223.02   Driver Version: 470.223.02   CUDA Version: 11.4     |"
+    assert older([smi_470, "paddlepaddle/paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6"])
+    assert older(["0, Tesla V100-SXM2-32GB, 418.87.01, 32510 MiB", "paddlepaddle-gpu==2.4.2.post117"])
+    assert older(["Nvidia driver version: 470.57", "Looking in links: https://www.paddlepaddle.org.cn/whl/cu123/"])
+    assert older(["Driver Version: 440.33", "export LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64"])
+    assert not older([smi_470])                                        # its CUDA 11.4 is the driver's, not a build's
+    assert not older([smi_470, "paddlepaddle/paddle:2.6.1-gpu-cuda11.7-cudnn8.4-trt8.4"])
+    assert not older(["Driver Version: 535.104.05", "paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6"])
+    assert not older([smi_470, "paddle:2.6.1-gpu-cuda11.7-cudnn8.4", "paddle:3.0.0-gpu-cuda12.6-cudnn9.5"])
+    assert not older(["paddle:3.0.0-gpu-cuda12.6-cudnn9.5", "GPU Driver API Version: 12.2"])
+    warning = "W0304 17:20:41.902117    64 init.cc:293] Compiled with WITH_GPU, but no GPU found in runtime."
+    assert RS.match(events([smi_470, "image: paddlepaddle/paddle:3.0.0-gpu-cuda12.6-cudnn9.5", warning])).category \
+        == "cuda_driver_too_old"
+    assert RS.match(events(["image: paddlepaddle/paddle:3.0.0-gpu-cuda12.6-cudnn9.5", warning])).category \
+        == "gpu_not_visible"
+
+
 def test_an_import_failure_the_job_went_on_from_was_an_optional_import():
     """A package that fails to import inside a logged warning ("Failed to import visualdl, training curves will
     not be logged") and then three training steps: the job did not need it; the same failure as the last
