@@ -21,8 +21,12 @@ from dataclasses import dataclass, field, replace
 
 # where each platform puts the printed text, most specific first
 MESSAGE_KEYS = ("MESSAGE", "message", "log", "line", "msg", "_raw", "content", "textPayload", "body",
-                "@message", "Line", "Message", "Content", "log.message", "_source.message")
-NESTED = (("_source", "message"), ("_source", "log"), ("jsonPayload", "message"), ("fields", "message"))
+                "@message", "Line", "Message", "Content", "log.message", "_source.message", "_source.log",
+                "jsonPayload.message", "fields.message")
+# where a structured logger puts the rest of a record's text (python-json-logger's exc_info, structlog's exception,
+# zap's error and stacktrace, pino's err.stack): printed after the message, as a plain logger prints it
+DETAIL_KEYS = ("exc_info", "exc_text", "exception", "error", "err", "stack", "stacktrace", "stack_trace", "traceback",
+               "err.stack", "error.stack_trace", "error.message")
 TIME_KEYS = ("__REALTIME_TIMESTAMP", "@timestamp", "timestamp", "time", "_time", "__time__", "ts", "Time",
              "Timestamp", "Date", "date", "_source.@timestamp")
 STREAM_KEYS = ("stream", "_STREAM", "log.stream")
@@ -52,7 +56,7 @@ class Export:
             records = [_object(ln) for ln in head]
             if sum(r is not None for r in records) < max(MIN_RECORDS, 0.9 * len(head)):
                 return None
-            for key in MESSAGE_KEYS + tuple(".".join(k) for k in NESTED):
+            for key in MESSAGE_KEYS:
                 if sum(isinstance(_get(r, key), str) for r in records if r) >= 0.9 * len(head):
                     return cls("jsonl", key, _first(records, TIME_KEYS), _first(records, STREAM_KEYS))
             return None
@@ -103,7 +107,9 @@ class Export:
                 obj = _object(line) if line.lstrip().startswith("{") else None
                 text = _get(obj, self.message) if obj else None
                 if isinstance(text, str):
-                    out.append((i, i + 1, text.rstrip("\n"), _get(obj, self.time), _get(obj, self.stream)))
+                    details = [d for d in (_get(obj, k) for k in DETAIL_KEYS) if isinstance(d, str) and d.strip()]
+                    out.append((i, i + 1, "\n".join([text.rstrip("\n"), *(d.rstrip("\n") for d in details)]),
+                                _get(obj, self.time), _get(obj, self.stream)))
                 elif line.strip():
                     out.append((i, i + 1, line, None, None))
             return out
@@ -135,14 +141,15 @@ def _object(line: str) -> dict | None:
 
 
 def _get(obj: dict | None, key: str | None):
+    """obj[key], or for a dotted key ("_source.message", "err.stack") the nested object's field."""
     if obj is None or key is None:
         return None
     if key in obj:
         return obj[key]
-    for path in NESTED:   # "_source.message" in an Elasticsearch hit
-        if ".".join(path) == key:
-            inner = obj.get(path[0])
-            return inner.get(path[1]) if isinstance(inner, dict) else None
+    if "." in key:
+        outer, inner = key.split(".", 1)
+        nested = obj.get(outer)
+        return nested.get(inner) if isinstance(nested, dict) else None
     return None
 
 

@@ -212,6 +212,14 @@ def test_only_a_log_platforms_records_are_unwrapped():
     ordered = ['{"time": "2026-11-03T10:00:00Z", "msg": "a"}', '{"time": "2026-11-03T10:00:00Z", "msg": "b"}',
                '{"time": "2026-11-03T10:00:01Z", "msg": "c"}']
     assert _unpasted(ordered) == ["a", "b", "c"]
+    # a structured logger's record: the traceback it keeps beside the message follows it, as a plain logger prints it
+    import json
+    record = {"ts": "2026-11-03T10:00:00Z", "level": "error", "msg": "inference failed", "service": "ocr",
+              "exc_info": "Traceback (most recent call last):\n  File \"app.py\", line 9, in run\nOSError: libGL.so.1"}
+    start = {"ts": "2026-11-03T09:59:59Z", "level": "info", "msg": "serving on :8080", "service": "ocr"}
+    assert _unpasted([json.dumps(start), json.dumps(record)]) == [
+        "serving on :8080", "inference failed", "Traceback (most recent call last):", '  File "app.py", line 9, in run',
+        "OSError: libGL.so.1"]
     # a CSV export cut inside a quoted message: its last message is the rest
     assert _unpasted(['"_time","_raw"', '"1762164721","start"', '"1762164722","Traceback (most recent call last):',
                       '  File ""a.py"", line 1']) == ["start", "Traceback (most recent call last):", '  File "a.py", line 1']
