@@ -36,12 +36,13 @@ MIN_RECORDS = 2
 
 @dataclass
 class Export:
-    kind: str                 # "jsonl" | "csv"
+    kind: str                 # "jsonl" | "csv" | "text" (stamped lines)
     message: str              # the key or column holding the text
     time: str | None = None
     stream: str | None = None
     reverse: bool | None = None   # newest first: decided on the first chunk's timestamps
-    header: list[str] | None = None
+    header: list[str] | None = None   # csv: the columns
+    drop_stamp: bool = False          # text: the timestamp is the console's column (a tab after it), not the log's
     # the unwrapped lines are numbered 1, 2, ... in printed order (a multi-line event's evidence is
     # its first line plus an offset); file_lines maps each number to the file line holding it
     file_lines: dict[int, int] = field(default_factory=dict)
@@ -61,17 +62,35 @@ class Export:
                     return cls("jsonl", key, _first(records, TIME_KEYS), _first(records, STREAM_KEYS))
             return None
         try:
-            header = next(csv.reader([head[0]]))
+            names = [h.strip() for h in next(csv.reader([head[0]]))]
         except csv.Error:
+            names = []
+        if len(names) >= 2 and len(set(names)) == len(names):
+            for key in MESSAGE_KEYS:
+                if key in names:
+                    return cls("csv", key, next((k for k in TIME_KEYS if k in names), None),
+                               next((k for k in STREAM_KEYS if k in names), None), header=names)
+        return cls._stamped_text(lines)
+
+    @classmethod
+    def _stamped_text(cls, lines: list[str]) -> Export | None:
+        """Text whose lines start with a timestamp, copied from a web console: an export only if it lists
+        the newest line first, or puts its timestamp in a column of its own (a tab after it); a log in
+        printed order is left alone."""
+        written = [ln for ln in lines[:SNIFF_LINES * 100] if ln.strip()]
+        stamps = [m for m in map(_LEADING_STAMP.match, written) if m]
+        if len(stamps) < MIN_RECORDS or len(stamps) < 0.5 * len(written):
             return None
-        names = [h.strip() for h in header]
-        if len(names) < 2 or len(set(names)) < len(names):
+        column = all(m.group(0).endswith("\t") for m in stamps)
+        # the commonest form's stamps only (a program's glog lines have no year beside ISO ones), and more
+        # than one step back: one is a clock's hiccup or a second run pasted after the first
+        forms = [m.lastindex for m in stamps]
+        form = max(set(forms), key=forms.count)
+        keys = [_stamp_of(m) for m in stamps if m.lastindex == form]
+        newest_first = sum(a > b for a, b in zip(keys, keys[1:])) >= 2 and _newest_first(keys)
+        if not (column or newest_first):
             return None
-        for key in MESSAGE_KEYS:
-            if key in names:
-                return cls("csv", key, next((k for k in TIME_KEYS if k in names), None),
-                           next((k for k in STREAM_KEYS if k in names), None), header=names)
-        return None
+        return cls("text", "", reverse=newest_first, drop_stamp=column)
 
     def unwrap(self, chunk):
         """The chunk's records as printed lines (see the module's docstring)."""
@@ -99,9 +118,18 @@ class Export:
 
     def _records(self, chunk) -> list[tuple[int, int, str, object, object]]:
         """(indexes of the record's first line in the chunk and past its last, message, timestamp, stream)
-        per record;
-        a line that is no record (a header, a blank, a note) is kept as printed."""
+        per record; a line that is no record (a header, a blank, a note) is kept as printed."""
         out = []
+        if self.kind == "text":   # a stamped line and the unstamped lines after it (a traceback's) are a record
+            for i, line in enumerate(chunk.lines):
+                m = _LEADING_STAMP.match(line)
+                if m or not out:
+                    text = line[m.end():] if m and self.drop_stamp else line
+                    out.append((i, i + 1, text, _stamp_of(m) if m else None, None))
+                else:
+                    at, _, text, stamp, stream = out[-1]
+                    out[-1] = (at, i + 1, text + "\n" + line, stamp, stream)
+            return out
         if self.kind == "jsonl":
             for i, line in enumerate(chunk.lines):
                 obj = _object(line) if line.lstrip().startswith("{") else None
@@ -181,6 +209,23 @@ def _order_key(stamp) -> str | float | None:
         except ValueError:
             return None
     return None
+
+
+# a timestamp opening a line: ISO 8601 (also 2024/03/05, a comma before the fraction, in brackets), Kibana's
+# "Nov 3, 2026 @ 10:12:01.123", glog's "I0304 17:20:41.902117" (no year: it sorts within one)
+_LEADING_STAMP = re.compile(r"\[?(\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?\t?"
+                            r"|([A-Z][a-z]{2} \d\d?, \d{4} @ \d\d:\d\d:\d\d(?:\.\d+)?)\t?"
+                            r"|[IWEF](\d{4} \d\d:\d\d:\d\d\.\d+)")
+
+
+def _stamp_of(m: re.Match) -> str | None:
+    iso, kibana, glog = m.groups()
+    if iso:
+        return iso.replace("/", "-").replace(",", ".").replace("T", " ")
+    if kibana:
+        key = _order_key(kibana)
+        return key.replace("T", " ") if isinstance(key, str) else None
+    return f"0000-{glog[:2]}-{glog[2:]}"   # glog's MMDD: any year sorts the same
 
 
 _KIBANA = re.compile(r"([A-Z][a-z]{2}) (\d\d?), (\d{4}) @ (\d\d:\d\d:\d\d)(\.\d+)?")

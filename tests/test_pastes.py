@@ -182,7 +182,15 @@ def _loki_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
     return "\n".join(records) + "\n", {i + 1: n - i for i in range(n)}
 
 
-@pytest.mark.parametrize("export", [_journald, _kibana_csv_newest_first, _loki_newest_first])
+def _console_copy_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
+    """Lines copied out of a log console's table (Grafana, Kibana Discover): a timestamp column, a tab, the
+    line; the newest first."""
+    n = len(lines)
+    rows = [f"2026-11-03 10:{i // 60:02d}:{i % 60:02d}.{i:03d}\t{lines[i]}" for i in reversed(range(n))]
+    return "\n".join(rows) + "\n", {i + 1: n - i for i in range(n)}
+
+
+@pytest.mark.parametrize("export", [_journald, _kibana_csv_newest_first, _loki_newest_first, _console_copy_newest_first])
 def test_a_log_exported_from_a_log_platform_gets_the_same_verdict(predictions, tmp_path, export):
     """The pastes as a log platform exports them (JSON lines, a CSV with the text in one column, newest
     first): the same verdict, and the evidence cites the record that holds each line."""
@@ -220,6 +228,16 @@ def test_only_a_log_platforms_records_are_unwrapped():
     assert _unpasted([json.dumps(start), json.dumps(record)]) == [
         "serving on :8080", "inference failed", "Traceback (most recent call last):", '  File "app.py", line 9, in run',
         "OSError: libGL.so.1"]
+    # stamped text is left alone in printed order; newest first, a stamped line and its unstamped followers
+    # (a traceback's) are put back in order, and a console's own stamp column (a tab after it) is dropped
+    printed = ["[2024/03/05 14:02:10] ppocr INFO: start", "[2024/03/05 14:02:11] ppocr INFO: epoch 1",
+               "Traceback (most recent call last):", '  File "a.py", line 1', "ValueError: x",
+               "[2024/03/05 14:02:12] ppocr INFO: done"]
+    assert _unpasted(printed) == printed
+    assert _unpasted([printed[5], *printed[1:5], printed[0]]) == printed
+    glog = ["E0304 17:20:43.100 x.cc:1] c", "W0304 17:20:42.100 x.cc:1] b", "I0304 17:20:41.100 x.cc:1] a"]
+    assert _unpasted(glog) == glog[::-1]
+    assert _unpasted(["2026-11-03 10:00:00.100\tstart", "2026-11-03 10:00:01.100\tdone"]) == ["start", "done"]
     # a CSV export cut inside a quoted message: its last message is the rest
     assert _unpasted(['"_time","_raw"', '"1762164721","start"', '"1762164722","Traceback (most recent call last):',
                       '  File ""a.py"", line 1']) == ["start", "Traceback (most recent call last):", '  File "a.py", line 1']
