@@ -887,6 +887,13 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["PS C:\\work> echo $LASTEXITCODE", "1"]) == 1
     assert shell_status(["PS E:\\项目\\defect_cls> $LASTEXITCODE", "0"]) == 0
     assert shell_status(["set errorlevel=%x%", "0"]) is None
+    # the launcher's footer behind a node's tag (pdsh, srun --label): a job that exited 0 whatever Slurm's
+    # step daemon says after it
+    footer = "LAUNCH INFO 2024-08-20 01:09:55,313 Exit code"
+    assert shell_status([f"[gpu-a08] {footer} 0"]) == 0 and shell_status([f"gpu-a07: {footer} 1"]) == 1
+    teardown = "slurmstepd: error: unable to read '/sys/fs/cgroup/memory/slurm/uid_3/job_1/step_0/cgroup.procs'"
+    assert not run_failed(events([f"[gpu-a08] {footer} 0", teardown]), None)
+    assert run_failed(events([f"[gpu-a08] {footer} 1", teardown]), None)
     # the shell's "Killed" just before: a 0 is the pipe's last command's (`train.py | tee log`), the run was SIGKILLed
     loading = ["loaded 600/1024 files, rss=50.6GB", "Killed", "[work@gpu05 PaddleRec]$ echo $?"]
     assert shell_status([*loading, "0"]) == 137 and shell_status([*loading[:1], *loading[2:], "0"]) == 0
