@@ -1203,12 +1203,13 @@ def loss_stayed_nan(messages) -> bool:
 # the NVIDIA driver a log shows: nvidia-smi's table ("Driver Version: 470.82.01", "NVIDIA-SMI 470.82.01"), its
 # --query-gpu CSV row after a GPU's name, a user's or a tool's "driver version: 470.x"
 _DRIVER = re.compile(r"(?i)(?:Driver Version\s*[:=]?\s*|NVIDIA-SMI\s+|nvidia driver(?: version)?\s*[:=]?\s*"
-                     r"|^\s*\d+,\s*(?:NVIDIA|Tesla|Quadro|GeForce)[^,\n]*,\s*)(\d{3})\.\d+")
+                     r"|\b(?:NVIDIA|Tesla|Quadro|GeForce)\b[^,\n]*,\s*)(\d{3})\.\d+")
 # the CUDA the Paddle build or image was made for: the image tag (cuda12.6-cudnn9.5, nvidia/cuda:12.0.1), the wheel's
-# post126 / cu126, Paddle's device note's runtime, the image's toolkit path; never nvidia-smi's "CUDA Version", the
-# newest CUDA the driver supports
+# post126 / cu126, Paddle's device note's runtime, the image's toolkit path, "compiled with CUDA 12.0"; never
+# nvidia-smi's "CUDA Version", the newest CUDA the driver supports
 _BUILD_CUDA = re.compile(r"cuda(\d{1,2})\.(\d)-cudnn|nvidia/cuda:(\d{1,2})\.(\d)|\bpost(1[0-2]|[89])(\d)\b|\bcu(1[0-2])(\d)\b"
-                         r"|Runtime API Version:\s*(\d{1,2})\.(\d)|/usr/local/cuda-(\d{1,2})\.(\d)")
+                         r"|Runtime API Version:\s*(\d{1,2})\.(\d)|/usr/local/cuda-(\d{1,2})\.(\d)"
+                         r"|(?i:compiled with cuda)\s*[:=]?\s*(\d{1,2})\.(\d)")
 # the oldest Linux driver each CUDA needs (NVIDIA's compatibility table, without the forward-compat package)
 _MIN_DRIVER = {(12, None): 525, (11, None): 450, (10, 2): 440, (10, 1): 418, (10, 0): 410, (9, None): 384}
 
@@ -1221,7 +1222,7 @@ def driver_older_than_the_build(messages) -> bool:
     for m in messages:
         if isinstance(m, str) and ("river" in m or "NVIDIA" in m or "nvidia" in m or "," in m):
             drivers.extend(int(d) for d in _DRIVER.findall(m))
-        if isinstance(m, str) and ("cuda" in m or "post" in m or "cu1" in m or "Runtime API" in m):
+        if isinstance(m, str) and ("cuda" in m or "CUDA" in m or "post" in m or "cu1" in m or "Runtime API" in m):
             builds.extend(next((int(a), int(b)) for a, b in zip(hit[0::2], hit[1::2]) if a)
                           for hit in _BUILD_CUDA.findall(m))
     if not drivers or not builds:
