@@ -1156,10 +1156,10 @@ def gpu_memory_full(messages) -> bool:
     return False
 
 
-# a progress line's figure of the device memory the job holds ("mem alloc 3.71G", "gpu mem allocated 2.54 GiB",
-# "max_mem_allocated: 9120 MB"); not the host's (RSS, RAM, cpu mem), whose growth is a host-memory story
-_JOB_MEMORY = re.compile(r"(?i)\b(?:max_mem_(?:allocated|reserved)|(?:gpu |device |cuda )?mem(?:ory)?(?: alloc(?:ated)?| reserved"
-                         r"| used| usage)?|allocated|reserved)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(GiB|GB|G|MiB|MB|M)\b")
+# a progress line's figure of the device memory the job holds ("mem alloc 3.71G", "mem_alloc 7.90GB",
+# "gpu mem allocated 2.54 GiB", "max_mem_allocated: 9120 MB"); not the host's (RSS, RAM, cpu mem), whose growth is a host-memory story
+_JOB_MEMORY = re.compile(r"(?i)\b(?:max_mem_(?:allocated|reserved)|(?:gpu[ _]|device[ _]|cuda[ _])?mem(?:ory)?(?:[ _]alloc(?:ated)?"
+                         r"|[ _]reserved|[ _]used|[ _]usage)?|allocated|reserved)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*(GiB|GB|G|MiB|MB|M)\b")
 _HOST_MEMORY = re.compile(r"(?i)\b(?:rss|ram|host|cpu mem|system mem|virtual)\b")
 MEMORY_GROWTH_LINES, MEMORY_GROWTH_FACTOR = 5, 2.0
 
