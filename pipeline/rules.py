@@ -1205,11 +1205,11 @@ def loss_stayed_nan(messages) -> bool:
 _DRIVER = re.compile(r"(?i)(?:Driver Version\s*[:=]?\s*|NVIDIA-SMI\s+|nvidia driver(?: version)?\s*[:=]?\s*"
                      r"|\b(?:NVIDIA|Tesla|Quadro|GeForce)\b[^,\n]*,\s*)(\d{3})\.\d+")
 # the CUDA the Paddle build or image was made for: the image tag (cuda12.6-cudnn9.5, nvidia/cuda:12.0.1), the wheel's
-# post126 / cu126, Paddle's device note's runtime, the image's toolkit path, "compiled with CUDA 12.0"; never
-# nvidia-smi's "CUDA Version", the newest CUDA the driver supports
+# post126 / cu126, Paddle's device note's runtime, the image's toolkit path, "compiled with CUDA 12.0", the CUDA_VERSION
+# the nvidia/cuda base images set; never nvidia-smi's "CUDA Version", the newest CUDA the driver supports
 _BUILD_CUDA = re.compile(r"cuda(\d{1,2})\.(\d)-cudnn|nvidia/cuda:(\d{1,2})\.(\d)|\bpost(1[0-2]|[89])(\d)\b|\bcu(1[0-2])(\d)\b"
                          r"|Runtime API Version:\s*(\d{1,2})\.(\d)|/usr/local/cuda-(\d{1,2})\.(\d)"
-                         r"|(?i:compiled with cuda)\s*[:=]?\s*(\d{1,2})\.(\d)")
+                         r"|(?i:compiled with cuda)\s*[:=]?\s*(\d{1,2})\.(\d)|\bCUDA_VERSION[= ](\d{1,2})\.(\d)")
 # the oldest Linux driver each CUDA needs (NVIDIA's compatibility table, without the forward-compat package)
 _MIN_DRIVER = {(12, None): 525, (11, None): 450, (10, 2): 440, (10, 1): 418, (10, 0): 410, (9, None): 384}
 

@@ -1610,6 +1610,7 @@ def test_a_driver_older_than_the_build_is_read_from_the_forms_logs_show_it_in():
     assert older(["(_MapWorker pid=3316) Tesla V100-SXM2-32GB, 470.239.06",
                   "paddle 2.6.1 compiled with cuda 12.0 / cudnn 8.9.1, device in use: cpu"])
     assert not older(["NVIDIA GeForce RTX 3090, 24576 MiB", "paddle 2.6.1 compiled with cuda 12.0"])
+    assert older(["1, Tesla K80, 470.223.02, 11441 MiB", "CUDA_VERSION=12.0.1 CUDNN_VERSION=8.9.1.23"])
     assert not older([smi_470])                                        # its CUDA 11.4 is the driver's, not a build's
     assert not older([smi_470, "paddlepaddle/paddle:2.6.1-gpu-cuda11.7-cudnn8.4-trt8.4"])
     assert not older(["Driver Version: 535.104.05", "paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6"])
