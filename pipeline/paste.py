@@ -72,7 +72,7 @@ class Unpaster:
         first, self.first = self.first, False
         if first:
             self.export = Export.detect(chunk.lines)
-        if self.export:   # a log platform's JSON or CSV export: its messages are the log
+        if self.export:   # a log platform's export (JSON lines, CSV, a console's stamped text): its messages are the log
             chunk = self.export.unwrap(chunk)
         if first:   # the stamp: the first thousand lines decide (a Python loop over a chunk costs 50 ms)
             self.escaped = _ENTITY.search("\n".join(chunk.lines)) is not None
