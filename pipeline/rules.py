@@ -1210,6 +1210,16 @@ _DRIVER = re.compile(r"(?i)(?:Driver Version\s*[:=]?\s*|NVIDIA-SMI\s+|nvidia dri
 _BUILD_CUDA = re.compile(r"cuda(\d{1,2})\.(\d)-cudnn|nvidia/cuda:(\d{1,2})\.(\d)|\bpost(1[0-2]|[89])(\d)\b|\bcu(1[0-2])(\d)\b"
                          r"|Runtime API Version:\s*(\d{1,2})\.(\d)|/usr/local/cuda-(\d{1,2})\.(\d)"
                          r"|(?i:compiled with cuda)\s*[:=]?\s*(\d{1,2})\.(\d)|\bCUDA_VERSION[= ](\d{1,2})\.(\d)")
+_FRAMEWORK = re.compile(r"(?i)(paddle)|\b(?:torch|pytorch|tensorflow|jax|jaxlib|cupy|mxnet|onnxruntime)\b")
+
+
+def _other_frameworks(line: str, pos: int) -> bool:
+    """The build named at ``pos`` is another framework's: the last framework the line names before it is not
+    Paddle ("torch 1.12 cu113 works too" beside a Paddle question)."""
+    last = None
+    for m in _FRAMEWORK.finditer(line, 0, pos):
+        last = m
+    return last is not None and last.group(1) is None
 # the oldest Linux driver each CUDA needs (NVIDIA's compatibility table, without the forward-compat package)
 _MIN_DRIVER = {(12, None): 525, (11, None): 450, (10, 2): 440, (10, 1): 418, (10, 0): 410, (9, None): 384}
 
@@ -1227,7 +1237,8 @@ def driver_older_than_the_build(messages) -> bool:
         if driver:
             drivers.extend(int(d) for d in _DRIVER.findall(m))
         if build:   # each hit fills the one pair of groups its form has
-            builds.extend(next((int(a), int(b)) for a, b in zip(hit[0::2], hit[1::2]) if a) for hit in _BUILD_CUDA.findall(m))
+            builds.extend(next((int(a), int(b)) for a, b in zip(hit.groups()[0::2], hit.groups()[1::2]) if a)
+                          for hit in _BUILD_CUDA.finditer(m) if not _other_frameworks(m, hit.start()))
     if not drivers or not builds:
         return False
     major, minor = min(builds)

@@ -1616,6 +1616,10 @@ def test_a_driver_older_than_the_build_is_read_from_the_forms_logs_show_it_in():
     assert not older(["Driver Version: 535.104.05", "paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6"])
     assert not older([smi_470, "paddle:2.6.1-gpu-cuda11.7-cudnn8.4", "paddle:3.0.0-gpu-cuda12.6-cudnn9.5"])
     assert not older(["paddle:3.0.0-gpu-cuda12.6-cudnn9.5", "GPU Driver API Version: 12.2"])
+    # another framework's build on the same machine says nothing of Paddle's: torch's cu113 beside a post120 wheel
+    torch_too = "torch works on the card (torch 1.12 cu113), paddle does not"
+    assert older([smi_470, torch_too, "paddlepaddle-gpu==2.6.1.post120"])
+    assert not older([smi_470, "pip install torch==2.6.0+cu124"])
     warning = "W0304 17:20:41.902117    64 init.cc:293] Compiled with WITH_GPU, but no GPU found in runtime."
     assert RS.match(events([smi_470, "image: paddlepaddle/paddle:3.0.0-gpu-cuda12.6-cudnn9.5", warning])).category \
         == "cuda_driver_too_old"
