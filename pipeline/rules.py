@@ -1220,6 +1220,8 @@ def _other_frameworks(line: str, pos: int) -> bool:
     for m in _FRAMEWORK.finditer(line, 0, pos):
         last = m
     return last is not None and last.group(1) is None
+
+
 # the oldest Linux driver each CUDA needs (NVIDIA's compatibility table, without the forward-compat package)
 _MIN_DRIVER = {(12, None): 525, (11, None): 450, (10, 2): 440, (10, 1): 418, (10, 0): 410, (9, None): 384}
 
