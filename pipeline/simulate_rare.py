@@ -468,7 +468,7 @@ def f_disk_full_then_write_fails(c: Ctx) -> str:
     return f"disk_full_then_{first}_save"
 
 
-# ---- python_dependency_conflict: two packages that each bundle Intel's OpenMP runtime
+# ---- native_crash: two packages that each bundle Intel's OpenMP runtime, loaded into one process
 
 
 def f_openmp_twice(c: Ctx) -> str:

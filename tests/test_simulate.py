@@ -644,7 +644,7 @@ def test_forms_from_spot_checks_read_as_their_category_by_the_rules(tmp_path):
              (F.f_windows_crash, "ocr", {}, "windows_crash", "native_crash"),
              (F.f_disk_quota, "det", {}, "disk_quota", "disk_full"),
              (F.f_disk_full_then_write_fails, "infer", {}, "disk_full_then", "disk_full"),
-             (F.f_openmp_twice, "ocr", {}, "openmp_twice", "python_dependency_conflict"),
+             (F.f_openmp_twice, "ocr", {}, "openmp_twice", "native_crash"),
              (F.f_paddle_dependency_version, "det", {}, "paddle_dependency_gast", "python_dependency_conflict"),
              (F.f_cudnn_unusable, "ocr", {}, "cudnn_zlibwapi", "cuda_lib_missing"),
              (F.f_android_lmk, "infer", {}, "android_lmk", "host_oom"),
