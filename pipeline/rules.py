@@ -159,9 +159,26 @@ _OTHER_RUN = re.compile(r"(?i)\b(?:same|another|other|official|previous)\s+(?:co
 _SOURCE_LINE = re.compile(r"\b(?:print|info|warning|write)\s*\(\s*[fFrRbB]?['\"]|\{[A-Za-z_][\w.]*(?::[^{}\s]*)?\}")
 
 
+# a training step on its way ("epoch 1 iter 820/1455 loss 0.89 acc 0.79"): its accuracy is no final metric, and
+# a log that stops there stopped mid-run; an evaluation's or a finished loop's line ("step 157/157", "Test Acc") is
+_ACCURACY = re.compile(r"(?i)\bacc(?:uracy)?\s*[:=]?\s*0?\.(?!0+\b)\d")
+_TRAINING_LOSS = re.compile(r"(?i)loss\s*[:=]?\s*-?\d")
+_STEP_COUNTER = re.compile(r"(?i)\b(?:epoch|step|iter(?:ation)?|batch|global_step)\b")
+_EVALUATION = re.compile(r"(?i)\b(?:test|eval\w*|val(?:id\w*)?|dev|best|final)\b|\b(\d+)\s*/\s*\1\b")
+
+
+def _training_step(message: str) -> bool:
+    return _TRAINING_LOSS.search(message) is not None and _STEP_COUNTER.search(message) is not None \
+        and _EVALUATION.search(message) is None
+
+
 def ended_well(message: str, after_failure: bool = False) -> bool:
     """The line says the run did its work; after a failure, a passed installation check does not."""
-    return ENDED_WELL.search(CHECK_PASSED.sub("", message) if after_failure else message) is not None \
+    text = CHECK_PASSED.sub("", message) if after_failure else message
+    hit = ENDED_WELL.search(text)
+    if hit is not None and _ACCURACY.fullmatch(hit.group(0)) and _training_step(message):
+        hit = ENDED_WELL.search(_ACCURACY.sub("", text))   # the step's accuracy says nothing; another phrase may
+    return hit is not None \
         and not _NONZERO_EXIT.search(message) and not _PROMPT_LINE.match(message) \
         and not _OTHER_RUN.search(message) and not _SOURCE_LINE.search(message)
 

@@ -519,6 +519,20 @@ def test_no_errors_in_a_note_on_a_check_is_not_the_job_ending_well():
     assert not ended_well("== nvidia-smi nvlink -s (all links 25 GB/s, no errors); dmesg: no Xid ==")
 
 
+def test_a_training_steps_accuracy_is_no_end_but_an_evaluations_is():
+    """A log that stops at a training step ("step 30/1563 - loss: 2.19 - acc: 0.13") stopped mid-run; the same
+    metric in an evaluation, a finished loop or a summary ends a run, and another phrase on the step's line still does."""
+    from pipeline.rules import ended_well
+    assert not ended_well("step  30/1563 - loss: 2.1873 - acc: 0.1323 - 2s/step")
+    assert not ended_well("[2024/04/08 15:09:49] ppocr INFO: epoch: [1/10], global_step: 600, lr: 0.000842, "
+                          "acc: 0.781448, norm_edit_dis: 0.875647, loss: 1.590243")
+    assert not ended_well("epoch 0 batch 200 loss 0.1706 acc 0.9375")
+    assert ended_well("step 157/157 - loss: 0.0002 - acc: 0.9882 - 3ms/step")   # hapi's evaluation, all steps
+    assert ended_well("Test Loss 0.2951 Test Acc 0.9341") and ended_well("eval loss 0.3318 acc 0.9127 macro_f1 0.9044")
+    assert ended_well("epoch:2          acc:0.226")   # no training loss beside it: an epoch's summary
+    assert ended_well("global step 40, epoch: 1, batch: 40, loss: 0.98736, acc: 0.475, model saved to out/")
+
+
 def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     """docker's last word on a build, ctest's and pytest's summary of a clean pass, perf_analyzer's throughput;
     a pytest summary with a failure, or pip's wheel built mid-install, is no end."""
