@@ -64,6 +64,15 @@ FAILURE_KINDS = frozenset({"py_traceback", "cpp_traceback", "error_summary"})
 FAILURE_LEVELS = frozenset({"FATAL"})
 TAIL_FOR_FAILURE = 3
 SUCCESS_TAIL = 5
+# a training step on its way ("epoch 1 iter 820/1455 loss 0.89 acc 0.79"): its accuracy is no final metric, and
+# a log that stops there stopped mid-run; an evaluation's or a finished loop's line ("step 157/157", "Test Acc") is one
+_ACCURACY_TEXT = r"\bacc(?:uracy)?\s*[:=]?\s*0?\.(?!0+\b)\d"
+_ACCURACY = re.compile("(?i)" + _ACCURACY_TEXT)
+_TRAINING_LOSS = re.compile(r"(?i)loss\s*[:=]?\s*-?\d")
+_STEP_COUNTER = re.compile(r"(?i)\b(?:epoch|step|iter(?:ation)?|batch|global_step)\b")
+_EVALUATION = re.compile(r"(?i)\b(?:test|eval\w*|val(?:id\w*)?|dev|best|final)\b|\b(\d+)\s*/\s*\1\b")
+
+
 # the last lines say the run did its work (a result, a saved model, a finished loop, the job's own "exit 0",
 # a trainer's final metrics block, a classifier's top-k, a predictor's timing): the end of a paste with no
 # exit status (rules' unless_succeeded, and the model's ended_well token)
@@ -75,7 +84,7 @@ ENDED_WELL = re.compile(
     r"(?:visualized|result|inference model)[\w ]{0,20} (?:is )?saved|"
     r"\b(?:figure|plot|model|results?|output|checkpoint|predictions?|weights) (?:is |was |were )?saved\s*(?::|to\b)|save(?:d)? (?:model|checkpoint|the model)|"
     r"Saving model checkpoint|Save checkpoint:|\bsaved (?:to|in|at) |Average Precision|average FPS|"
-    r"Total sample number|'rec_texts'|\bacc(?:uracy)?\s*[:=]?\s*0?\.(?!0+\b)\d|\bSucc (?:predict|post process)|"
+    r"Total sample number|'rec_texts'|" + _ACCURACY_TEXT + r"|\bSucc (?:predict|post process)|"
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
@@ -94,6 +103,7 @@ ENDED_WELL = re.compile(
     r"^(?-i:OK)(?: \((?:skipped|expected failures)=\d+\))?\s*$|"   # unittest's verdict after "Ran 5 tests in 3.4s"
     r"\bFinished processing dependencies for \S|"   # the last line of a `setup.py install` that built and installed
     r"\bRun Success, Exit\b|"   # PaddleRec's trainers' and servers' last line
+    r"^(?-i:Finished: SUCCESS|Job succeeded)\s*$|"   # Jenkins' and GitLab CI's verdict on the whole job
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")
     r"(?:\]|:)\s*(?-i:PASS(?:ED)?)\s*$|"
@@ -157,14 +167,6 @@ _OTHER_RUN = re.compile(r"(?i)\b(?:same|another|other|official|previous)\s+(?:co
 
 # the job's source pasted after its log: a print or logging call, a format template ("saved to {path}")
 _SOURCE_LINE = re.compile(r"\b(?:print|info|warning|write)\s*\(\s*[fFrRbB]?['\"]|\{[A-Za-z_][\w.]*(?::[^{}\s]*)?\}")
-
-
-# a training step on its way ("epoch 1 iter 820/1455 loss 0.89 acc 0.79"): its accuracy is no final metric, and
-# a log that stops there stopped mid-run; an evaluation's or a finished loop's line ("step 157/157", "Test Acc") is
-_ACCURACY = re.compile(r"(?i)\bacc(?:uracy)?\s*[:=]?\s*0?\.(?!0+\b)\d")
-_TRAINING_LOSS = re.compile(r"(?i)loss\s*[:=]?\s*-?\d")
-_STEP_COUNTER = re.compile(r"(?i)\b(?:epoch|step|iter(?:ation)?|batch|global_step)\b")
-_EVALUATION = re.compile(r"(?i)\b(?:test|eval\w*|val(?:id\w*)?|dev|best|final)\b|\b(\d+)\s*/\s*\1\b")
 
 
 def _training_step(message: str) -> bool:

@@ -552,6 +552,10 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("OK") and ended_well("OK (skipped=2)")
     assert not ended_well("FAILED (failures=1)") and not ended_well("ok") and not ended_well("OK, retrying")
     assert ended_well("Finished processing dependencies for tokenizer-ops==0.0.0")
+    # a CI server's verdict on the whole job (Jenkins, GitLab CI); not its failure, nor the word in a sentence
+    assert ended_well("Finished: SUCCESS") and ended_well("Job succeeded")
+    assert not ended_well("Finished: FAILURE") and not ended_well("Finished: UNSTABLE")
+    assert not ended_well("the last build said Finished: SUCCESS but this one hung")
 
 
 def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_ended_well():
