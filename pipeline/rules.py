@@ -88,12 +88,13 @@ ENDED_WELL = re.compile(
     r"onRun\w*Succe|trainingEnd|Best test|\bexit(?: code| status)?\s*[=:]?\s*0\s*[=*#\-)\]]*\s*$|"
     r"\b(?:train|eval|test|predict)_(?:runtime|samples_per_second|steps_per_second)\s*=|\btop-?[1-5]\s*[:=]\s*\S|"
     r"\binference (?:cost|time)\s*[:=]?\s*[\d.]+\s*ms\b|\b(?:state|status|phase)\s*[=:]\s*(?:succeeded|completed)\b|"
-    r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|failed)[:=]?\s*0\b|"
+    r"\b(?:0|zero) (?:failed|failures|errors)\b|\b(?:errors|err|failed)[:=]?\s*0\b(?!\.\d)|"
     # "no errors" as a job's summary says it, not inside a note on a check ("nvlink -s: all links up, no errors")
     r"\b(?:with|had|found|reported) no (?:failures|errors)\b|\bno (?:failures|errors) (?:found|reported|occurred)\b|"
     r"\b(?:done|finished|completed)[:,]\s*\d[\d,]* (?:images|files|samples|records|items|pages|requests)\b|"
     # a batch's tally with every unit through ("12/12 trials ok", "40/40 shards done")
     r"\b(?P<units>[1-9]\d*)/(?P=units) (?:\w+ )?(?:ok|succeeded|passed|done|completed|finished)\b|"
+    r"\b(?:job|pod|run) (?:completed|succeeded) (?P<completions>[1-9]\d*)/(?P=completions)\b|"   # a Job's completions
     r"\b(?:wrote|written|saved) \d[\d,]* (?:records|rows|results|images|files|predictions|vectors|embeddings|docs|documents|crops)\b|"
     r"\b(?:job|run|task|training|pipeline|batch) (?:finished|completed|succeeded|ended) (?:OK|successfully)\b|"
     r"\b(?:finished|completed|exited|ended|returned) with (?:exit )?(?:status|code|return code|exit code)\s*[=:]?\s*0\b|"

@@ -556,6 +556,10 @@ def test_a_build_and_a_test_or_benchmark_tool_that_passed_clean_ended_well():
     assert ended_well("Finished: SUCCESS") and ended_well("Job succeeded")
     assert not ended_well("Finished: FAILURE") and not ended_well("Finished: UNSTABLE")
     assert not ended_well("the last build said Finished: SUCCESS but this one hung")
+    # a service's stats with no errors, a Job's completions all done; an error rate of 0.5 is no clean window
+    assert ended_well("[2025-05-20 00:08:00.000] [info] [ranker] qps=1764 p50=3.2ms p99=9.8ms err=0 model=v20250519")
+    assert ended_well("-> job completed 1/1 after 2 in-place restarts (resumed from output/latest)")
+    assert not ended_well("qps=1764 err=0.5") and not ended_well("job completed 1/2")
 
 
 def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_ended_well():
