@@ -104,6 +104,7 @@ ENDED_WELL = re.compile(
     r"^(?-i:OK)(?: \((?:skipped|expected failures)=\d+\))?\s*$|"   # unittest's verdict after "Ran 5 tests in 3.4s"
     r"\bFinished processing dependencies for \S|"   # the last line of a `setup.py install` that built and installed
     r"\bRun Success, Exit\b|"   # PaddleRec's trainers' and servers' last line
+    r"\bExitCode[= ]0:0\b|\bCOMPLETED\s+0:0\b|"   # Slurm's verdict on the job (scontrol, sacct, an epilog)
     r"^(?-i:Finished: SUCCESS|Job succeeded)\s*$|"   # Jenkins' and GitLab CI's verdict on the whole job
     r"\bthroughput: [\d.]+ infer/sec\b|^&&&& PASSED TensorRT\.trtexec\b|"
     # a check's or a benchmark's verdict closing its line ("[nightly-bench] PASS", "accuracy check: PASS")

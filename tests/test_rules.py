@@ -575,6 +575,16 @@ def test_a_job_that_says_it_finished_ok_and_counts_with_thousands_separators_end
     assert not ended_well("best metric, acc: 0.0, norm_edit_dis: 0.857") and ended_well("best metric, acc: 0.912")
 
 
+def test_slurms_verdict_on_a_job_that_exited_zero_ended_well():
+    """an epilog's or scontrol's ExitCode 0:0, sacct's COMPLETED row; a failed or nonzero one is no end."""
+    from pipeline.rules import ended_well
+    assert ended_well("job 8810214 COMPLETED, ExitCode 0:0, Elapsed 00:26:18")
+    assert ended_well("   JobState=COMPLETED Reason=None Dependency=(null) ExitCode=0:0")
+    assert ended_well("5517310       train-ocr    COMPLETED      0:0   00:26:18")
+    assert not ended_well("5517310       train-ocr       FAILED      1:0   00:26:18")
+    assert not ended_well("   JobState=FAILED Reason=NonZeroExitCode Dependency=(null) ExitCode=1:0")
+
+
 def test_an_audio_file_libsndfile_cannot_open_is_a_missing_file_not_shm():
     """libsndfile's "System error" is open() failing on the path (a volume mounted elsewhere): the reader queue
     killed after it is its consequence, whatever /dev/shm line the paste holds."""
