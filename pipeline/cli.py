@@ -6,6 +6,7 @@ Heavy imports (pandas, duckdb, drain3, scikit-learn, mlflow) happen inside the c
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -71,20 +72,29 @@ def _console():
     return Console(stderr=True)
 
 
+def _stdout():
+    """Rich's console for results; piped into a file or a pager it would wrap at 80 columns (paths split
+    mid-word, tables in 3-character columns): there, lines are not wrapped and tables get 200 columns."""
+    from rich.console import Console
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=200, soft_wrap=True)
+    return console
+
+
 def _print_frame(frame, as_json: bool, title: str = "") -> None:
     """JSON Lines for machines, a Rich table for people."""
     if as_json:
         for record in json.loads(frame.to_json(orient="records", date_format="iso")):
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
-    from rich.console import Console
     from rich.table import Table
     table = Table(title=title or None, show_lines=False)
     for col in frame.columns:
         table.add_column(str(col), overflow="fold")
     for row in frame.itertuples(index=False):
         table.add_row(*["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in row])
-    Console().print(table)
+    _stdout().print(table)
 
 
 @contextmanager
@@ -149,14 +159,16 @@ def report(week: Optional[str] = typer.Option(None, help="ISO week, e.g. 2026-W4
            inventory_root: Optional[str] = typer.Option(None, help="read inventory.csv from this storage root")):
     """The weekly reliability report: report.html, report.md, report.json."""
     from pipeline import store
-    from pipeline.report import default_week, report_command
+    from pipeline.report import default_week, empty_week_hint, report_command
     db = _db(db)
-    if week is None:
-        with store.connect(db, read_only=True) as con:
-            week = default_week(con)
+    with store.connect(db, read_only=True) as con:
+        week = week or default_week(con)
+        hint = empty_week_hint(con, week)
     paths = report_command(db, week, out or Path(_params()["paths"]["reports"]) / week, inventory_root)
     for kind, path in paths.items():
         print(f"{kind}: {path}")
+    if hint:
+        _console().print(f"[yellow]note:[/] {hint}")
 
 
 @app.command()
@@ -340,12 +352,11 @@ def predict(paths: list[str] = typer.Argument(..., help="log files (plain, docke
 
 
 def _print_verdict(result: dict) -> None:
-    from rich.console import Console
     from rich.markup import escape
 
     from pipeline.predict import CONFIDENT
     from pipeline.taxonomy import UNKNOWN
-    console = Console()
+    console = _stdout()
     if "error" in result:
         console.print(f"[red]{escape(result['path'])}: cannot read: {escape(result['error'])}[/red]")
         return

@@ -5,6 +5,7 @@ Contract:
   write_report(report, out_dir) -> {"html": Path, "md": Path, "json": Path}
   report_command(db, week, out, inventory_root) -> same dict of paths       # for `logml report`
   default_week(con) -> "YYYY-Www"   # the last complete ISO week before the newest run
+  empty_week_hint(con, week) -> str | None   # where the runs are when the week has none
 
 Definitions (all computed in SQL over the warehouse; Python only touches per-category aggregates):
   run time      coalesce(started_at, first_ts); a run belongs to the ISO week (UTC) of that time
@@ -141,6 +142,21 @@ def default_week(con) -> str:
     if newest is None:
         raise ValueError("the warehouse has no runs: ingest logs first")
     return week_of(newest.date() - dt.timedelta(days=7))
+
+
+def empty_week_hint(con, week: str) -> str | None:
+    """Where the runs are when ``week`` has none (the default week is the last *complete* one before the
+    newest run: a warehouse whose runs all fall in the current week has an empty default)."""
+    start, end = parse_week(week)
+    rows = con.execute("""SELECT count(*) FILTER (t >= $start AND t < $end), min(t), max(t)
+                          FROM (SELECT coalesce(started_at, first_ts) AS t FROM runs)""",
+                       {"start": dt.datetime.combine(start, dt.time()), "end": dt.datetime.combine(end, dt.time())}).fetchone()
+    n, first, last = rows
+    if n or last is None:
+        return None
+    weeks = sorted({week_of(first.date()), week_of(last.date())})
+    return (f"{week} has no runs; the warehouse's runs fall in {' to '.join(weeks)}: "
+            f"pass --week {week_of(last.date())} for the newest (its report is partial until the week ends)")
 
 
 def _log_binom_pmf(k: int, n: int, p: float) -> float:
@@ -1087,7 +1103,7 @@ def render_markdown(rep: dict) -> str:
     a = L.append
     a(f"# Fleet reliability report {md(rep['week'])}")
     a("")
-    a(f"{md(rep['start'])} to {md(rep['end'])} (UTC), compared with {md(rep['previous_week'])}.")
+    a(f"{md(rep['start'])} to {md(rep['end'])} (UTC, end exclusive), compared with {md(rep['previous_week'])}.")
     a("")
     a("| metric | this week | last week | change |")
     a("|---|---:|---:|---:|")

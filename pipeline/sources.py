@@ -217,7 +217,9 @@ def _local_listing(base: str) -> dict[str, dict]:
             for entry in entries:
                 try:
                     if entry.is_dir():   # as os.walk: a link to a folder is a folder, not followed
-                        if not entry.is_symlink():
+                        if entry.is_symlink():   # (listed: discover says where it leads)
+                            out[entry.path] = {"size": 0, "mtime": None, "type": "folder_link"}
+                        else:
                             stack.append(entry.path)
                         continue
                     st = entry.stat()
@@ -228,7 +230,8 @@ def _local_listing(base: str) -> dict[str, dict]:
                     except OSError:
                         pass
                     continue
-                out[entry.path] = {"size": st.st_size, "mtime": st.st_mtime, "type": "file"}
+                out[entry.path] = {"size": st.st_size, "mtime": st.st_mtime,
+                                   "type": "file_link" if entry.is_symlink() else "file"}
     return dict(sorted(out.items()))
 
 
@@ -238,6 +241,22 @@ _ALIASES = ((("var", "lib", "docker"), ("docker",)), (("var", "log", "pods"), ("
 _LOG_LIKE = re.compile(r"\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?$|^workerlog\.\d+$|\.gz$")
 _UNRECOGNIZED = ("not a log of the layout: <host>/docker/containers/<cid>/<cid>-json.log, "
                  "<host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log or <host>/files/**/*.log (design.md)")
+_UNNAMED_LOG = ("reads like a log but is not named as one: in <host>/files/ only *.log, *.log.<N>[.gz] and "
+                "workerlog.<N> are read (other files there are taken for a job's side files); rename it to .log")
+_FOLDER_LINK = "a link to a folder outside the root, not followed: point logml at {} or copy it in"
+# the head of a file that is a log's and not a job's side file (a vocabulary, a config, a CSV): a
+# timestamp, a log level, a traceback, a glog prefix
+_LOG_HEAD = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}|\b(?:INFO|WARNING|WARN|ERROR|FATAL|DEBUG)\b|"
+                       rb"Traceback \(most recent call last\)|^[IWEF]\d{4} \d{2}:", re.M)
+
+
+def _unnamed_log(path: str, name: str) -> bool:
+    """A file of <host>/files/ that is not named as a log but reads like one (a .txt, .out or .err,
+    or no extension at all; a model's binary parameter files have none either): worth a report."""
+    if "." in name and not re.search(r"\.(?:txt|out|err)(?:\.\d+)?(?:\.gz)?$", name):
+        return False
+    head = _read_head(path, 1 << 12)
+    return bool(head) and not _is_binary(head) and _LOG_HEAD.search(head) is not None
 
 
 def _canonical(parts: list[str]) -> list[str]:
@@ -320,6 +339,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         return p if local else fs.unstrip_protocol(p)
 
     listing = _local_listing(base) if local else fs.find(base, detail=True, withdirs=False)
+    inside = os.path.realpath(base) + os.sep if local else ""
     builders: dict[str, _Builder] = {}
     problems: list[Problem] = []
     prefix = base if base.endswith("/") else base + "/"
@@ -339,6 +359,15 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         parts = rel.split("/")
         if "/." in "/" + rel or "//" in rel or rel.endswith("/") or info.get("type") == "directory":
             continue   # hidden or empty parts
+        if info.get("type") in ("folder_link", "file_link"):
+            target = os.path.realpath(p)
+            if info["type"] == "folder_link":
+                if not (target + os.sep).startswith(inside):
+                    problems.append(Problem(url(p), None, "unrecognized_path", _FOLDER_LINK.format(target)))
+                continue   # a link within the root: its files are read where they are
+            twin = prefix + target[len(inside):] if target.startswith(inside) else None
+            if twin is not None and (listing.get(twin) or {}).get("type") == "file" and "/." not in "/" + twin[len(prefix):]:
+                continue   # the same log, read once where it is (a second run would count it twice)
         view = _kubelet_view(parts)
         if view is not None:
             views.append((parts[0], view, p, info))
@@ -396,6 +425,8 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
                 continue
             m = _PLAIN_LOG.match(name) or _WORKERLOG.match(name)
             if not m:
+                if _unnamed_log(url(p), name):   # not silently dropped: a shipper that names logs otherwise
+                    problems.append(Problem(url(p), None, "unrecognized_path", _UNNAMED_LOG))
                 continue
             rot = int(m.groupdict().get("rot") or 0)
             run_id = f"{host}/files/" + posixpath.join(*parts[2:-1], m["base"])

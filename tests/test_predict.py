@@ -522,3 +522,7 @@ def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
     _print_verdict({**base, "category": "file_not_found", "confidence": 0.93})
     sure = capsys.readouterr().out
     assert "file_not_found" in sure and "not sure" not in sure and "model_version_incompatible" not in sure
+    # piped (not a terminal), a long path and its verdict stay on one line instead of Rich's 80 columns
+    deep = "/mnt/logs/" + "/".join(f"node-{i:02d}-folder" for i in range(8)) + "/train.log"
+    _print_verdict({**base, "path": deep, "category": "file_not_found", "confidence": 0.93})
+    assert f"{deep}: file_not_found (confidence 0.93" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from pipeline.report import (
     build_report,
     clean,
     default_week,
+    empty_week_hint,
     md,
     md_code,
     parse_week,
@@ -261,6 +262,9 @@ def test_inventory_table_and_report_command(tmp_path):
     con.register("inv_df", INVENTORY)
     con.execute("CREATE TABLE inventory AS SELECT * FROM inv_df")
     assert default_week(con) == PREV        # newest run is in W48, which is not complete yet
+    assert empty_week_hint(con, WEEK) is None and empty_week_hint(con, PREV) is None
+    hint = empty_week_hint(con, "2026-W30")   # a week with no runs says where they are
+    assert hint.startswith("2026-W30 has no runs") and "--week 2026-W48" in hint
     con.close()
     paths = report_command(str(warehouse), WEEK, tmp_path / "rep", None)
     data = json.loads(paths["json"].read_text())

@@ -595,6 +595,32 @@ def test_node_folders_copied_whole_are_read_and_stray_files_reported(tmp_path):
         ("node7-train.log", "unrecognized_path")]
 
 
+def test_logs_named_otherwise_and_links_are_read_once_or_reported(tmp_path):
+    """In <host>/files/ a text file that reads like a log but is not named *.log (a shipper's
+    stdout--<date>.txt, a file with no extension) is reported, while a job's side files (a vocabulary, a
+    model's binary parameters) are not. A link into the root is the same log, read once at its target (a
+    linked host folder or log file counted twice would double its runs); a link to a folder outside the
+    root is reported with where it leads, a link to a log outside is read."""
+    log = "2026-12-01 10:00:00 INFO start\nTraceback (most recent call last):\nKeyError: 'bbox'\n"
+    write(tmp_path / "root/h1/files/jobs/train.log", "I1201 10:00:00.1 1 step 1\n")
+    write(tmp_path / "root/h1/files/jobs/stdout--2026-12-01.txt", log)
+    write(tmp_path / "root/h1/files/jobs/paddle-train", log)
+    write(tmp_path / "root/h1/files/model/ppocr_keys.txt", "a\nb\nc\n")
+    write(tmp_path / "root/h1/files/model/conv1_weights", bytes(range(256)) * 8)
+    write(tmp_path / "outside/h9/files/x.log", "ERROR elsewhere\n")
+    os.symlink(tmp_path / "outside/h9", tmp_path / "root/h1/files/ext")
+    os.symlink(tmp_path / "root/h1", tmp_path / "root/h2")
+    os.symlink(tmp_path / "root/h1/files/jobs/train.log", tmp_path / "root/h1/files/jobs/again.log")
+    os.symlink(tmp_path / "outside/h9/files/x.log", tmp_path / "root/h1/files/jobs/shipped.log")
+    runs, problems = discover(str(tmp_path / "root"))
+    assert sorted(r.run_id for r in runs) == ["h1/files/jobs/shipped.log", "h1/files/jobs/train.log"]
+    reported = {os.path.relpath(p.path, tmp_path / "root"): (p.reason, p.detail) for p in problems}
+    assert sorted(reported) == ["h1/files/ext", "h1/files/jobs/paddle-train", "h1/files/jobs/stdout--2026-12-01.txt"]
+    assert {r for r, _ in reported.values()} == {"unrecognized_path"}
+    assert "rename it to .log" in reported["h1/files/jobs/paddle-train"][1]
+    assert str(tmp_path / "outside/h9") in reported["h1/files/ext"][1]
+
+
 def test_kubelet_view_alone_is_read_and_a_link_is_read_once_at_its_target(tmp_path):
     """A shipper that copied only a node's /var/log/containers (following its links) still gives the runs, with
     pod, namespace and container from kubelet's file names and the format read from the content (CRI, or
