@@ -237,10 +237,14 @@ def list_templates(con: duckdb.DuckDBPyConnection, top: int | None = None,
 
 def list_runs(con: duckdb.DuckDBPyConnection, host: str | None = None, image: str | None = None,
               limit: int | None = None):
-    sql = """SELECT run_id, host, kind, image, exit_code, oom_killed, started_at, finished_at,
-                    n_events, paddle_version, driver_api, runtime_api, compute_capability
-             FROM runs WHERE (? IS NULL OR host = ?) AND (? IS NULL OR image LIKE '%' || ? || '%')
-             ORDER BY run_id"""
+    # with its verdict: a platform engineer lists runs to see what became of them
+    # (first_ts / last_ts: the first and last timestamps its lines carry, where no metadata gives start and end)
+    sql = """SELECT r.run_id, r.host, r.kind, r.image, r.exit_code, r.oom_killed, r.started_at, r.finished_at,
+                    r.first_ts, r.last_ts, r.n_events, p.category, round(p.confidence, 2) AS confidence, r.paddle_version, r.driver_api,
+                    r.runtime_api, r.compute_capability
+             FROM runs r LEFT JOIN predictions p USING (run_id)
+             WHERE (? IS NULL OR r.host = ?) AND (? IS NULL OR r.image LIKE '%' || ? || '%')
+             ORDER BY r.run_id"""
     if limit:
         sql += f" LIMIT {int(limit)}"
     return con.execute(sql, [host, host, image, image]).df()

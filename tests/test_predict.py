@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import FAILURES, ROOT, write_docker
 
+from pipeline import store
 from pipeline.config import load_params
 from pipeline.taxonomy import load_taxonomy
 
@@ -217,6 +218,8 @@ def test_nightly_classifies_every_run_once(trained, tmp_path):
     labels = dict(line.split(",")[:2] for line in (trained["fleet"] / "labels.csv").read_text().splitlines()[1:])
     with duckdb.connect(str(db), read_only=True) as con:
         preds = dict(con.execute("SELECT run_id, category FROM predictions").fetchall())
+        listed = store.list_runs(con)   # `logml runs` shows each run's verdict
+    assert dict(zip(listed["run_id"], listed["category"])) == preds
     agree = np.mean([preds[r] == c for r, c in labels.items()])
     assert agree > 0.9
 
