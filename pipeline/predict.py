@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.combine import Combiner
-from pipeline.features import RELEVANT, run_features
+from pipeline.features import RELEVANT, exit_code, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
 from pipeline.paste import Unpaster
@@ -141,6 +141,10 @@ class Predictor:
 
     def diagnose(self, events, meta: dict | None = None) -> Verdict:
         rule_verdict = self.rules.match(events, meta) if len(events) or meta else None
+        if not len(events) and rule_verdict is None and exit_code(meta) is None:
+            # nothing to read and no exit status (an empty file, a binary one): the model's guess on no
+            # text is its prior, not a verdict (a silent container that exited 0 is still healthy)
+            return Verdict(UNKNOWN, 0.0, "model")
         feats = run_features(events, meta, rule_verdict.tokens() if rule_verdict else ())
         record = feats.record()
         proba = self.model.predict_proba(record)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import FAILURES, ROOT, write_docker
 
@@ -186,6 +187,19 @@ def test_unreadable_input_gives_exit_1_and_an_error_object(trained, tmp_path):
     results = [json.loads(line) for line in out.stdout.decode().splitlines()]
     assert results[0]["error"].startswith("no such file") and results[1]["error"].startswith("a directory")
     assert results[2]["category"] == "system_lib_missing" and "error" not in results[2]
+
+
+def test_an_empty_log_is_unknown_not_a_guess(trained, tmp_path):
+    """An empty file has nothing to read and no exit status: `unknown` at confidence 0, not the model's
+    prior dressed as a verdict; a silent container whose metadata says it exited 0 is healthy."""
+    from pipeline.predict import Predictor
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    [result] = [json.loads(line) for line in _predict([str(empty)], trained["models"]).stdout.decode().splitlines()]
+    assert (result["category"], result["confidence"], result["evidence"]) == ("unknown", 0.0, [])
+    predictor = Predictor(trained["models"])
+    events = {"line_no": [], "level": [], "kind": [], "message": [], "text": []}
+    assert predictor.diagnose(pd.DataFrame(events), {"exit_code": 0}).category == "no_failure"
 
 
 def test_usage_error_exit_2(trained):
