@@ -31,10 +31,18 @@ RELATIVE_LINE_PULL = 0.25   # ... nor below this share of the strongest line's
 _SETTING_OR_ECHO = re.compile(r"^\s*(?:[\w.-]+\s*[:=]\s*[\w./:+-]*|warnings\.warn\(.*)\s*$")
 
 
+# a metric whose name holds a failure word, with its value ("loss_error: 0.02", "error_rate=0.1")
+_FAILURE_METRIC = re.compile(r"(?<![\w.])(?:[a-z]+_[a-z_]*(?:error|err|fail\w*)|(?:error|err|fail\w*)_[a-z_]+)"
+                             r"\s*[:=]\s*-?\d[\d.eE+-]*%?")
+
+
 def _not_evidence(text: str) -> bool:
     """A line that cannot support a cause whatever the model's weights: a setting, a warning's
-    source echo, or a separator around a word or two ("----- ERROR LOG DETAIL -----")."""
+    source echo, a separator around a word or two ("----- ERROR LOG DETAIL -----"), or a progress
+    line whose only failure words are metric names ("epoch: 0, loss: 2.28, loss_error: 0.02")."""
     if _SETTING_OR_ECHO.match(text):
+        return True
+    if _FAILURE_METRIC.search(text) and not RELEVANT.search(_FAILURE_METRIC.sub("", text)):
         return True
     alnum = sum(ch.isalnum() for ch in text)
     return alnum < 0.5 * len(text.strip()) and len(text.split()) <= 8

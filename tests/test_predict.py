@@ -543,3 +543,13 @@ def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
     deep = "/mnt/logs/" + "/".join(f"node-{i:02d}-folder" for i in range(8)) + "/train.log"
     _print_verdict({**base, "path": deep, "category": "file_not_found", "confidence": 0.93})
     assert f"{deep}: file_not_found (confidence 0.93" in capsys.readouterr().out
+
+
+def test_a_progress_line_whose_failure_words_are_metric_names_is_no_evidence():
+    from pipeline.predict import _not_evidence
+    assert _not_evidence("epoch: 0, step: 2, loss: 2.2800, loss_error: 0.02")
+    assert _not_evidence("[eval] error_rate=0.13 acc=0.87") and _not_evidence("train_err: 0.3, fail_count: 0")
+    # a failure word outside the metric, or an error with its code, still may be
+    assert not _not_evidence("val_error: 0.1 then CUDA out of memory")
+    assert not _not_evidence("CUDA error: 2")
+    assert not _not_evidence("[2026/12/01 10:00:01] ppocr ERROR: loss_error: nan, stopping")
