@@ -85,6 +85,8 @@ def load(planned: Planned) -> bool:
         data = _read(planned.logfile.path, planned.logfile.size)
     except (OSError, ValueError):
         return False
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return False  # UTF-16: sources transcodes it
     if data[:2] == b"\x1f\x8b" and (compressed or not planned.offset):
         # gzip is told by content, as sources does, whatever the name; offsets are decompressed
         data = _gunzip(data)

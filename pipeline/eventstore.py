@@ -286,8 +286,13 @@ class Sink:
 def add_counts(con, counts: str) -> None:
     """Per-run message counts into message_counts (inside the caller's transaction): `counts` is a
     relation of (run_id, message_key, level, kind, n, first_line, last_line), one row per key."""
+    # typed as message_counts: a batch whose events all lack a level has a NULL-typed level column,
+    # which the merge below could not fill from message_counts
     con.execute(f"""CREATE OR REPLACE TEMP TABLE _batch_counts AS
-                    SELECT * FROM {counts} AS c(run_id, message_key, level, kind, count, first_line, last_line)""")
+                    SELECT run_id::VARCHAR AS run_id, message_key::VARCHAR AS message_key, level::VARCHAR AS level,
+                           kind::VARCHAR AS kind, count::BIGINT AS count, first_line::BIGINT AS first_line,
+                           last_line::BIGINT AS last_line
+                    FROM {counts} AS c(run_id, message_key, level, kind, count, first_line, last_line)""")
     # runs that already have counts (a file of theirs was read in an earlier batch) are merged; runs
     # come in sorted order, so the batch's min/max run_id pushed into the scan skips most row groups
     con.execute("""

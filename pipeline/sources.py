@@ -45,6 +45,7 @@ at the pod log, and a dangling link (its pod log not copied) is reported.
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import json
@@ -608,6 +609,24 @@ def read_inventory(root: str, problems: list[Problem] | None = None):
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+# Windows tools (PowerShell's `>` and Out-File, Notepad's "Unicode") write UTF-16 with a byte-order mark.
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+class _Utf16:
+    """A UTF-16 file read as the UTF-8 bytes it encodes (the BOM dropped): offsets then count UTF-8
+    bytes, as they count decompressed bytes of a .gz. Unpaired surrogates become U+FFFD."""
+
+    def __init__(self, raw, encoding: str):
+        self.raw = raw
+        self.decoder = codecs.getincrementaldecoder(encoding)("replace")
+
+    def read(self, n: int = -1) -> bytes:
+        while True:
+            data = self.raw.read(2 * n if n and n > 0 else -1)
+            text = self.decoder.decode(data, final=not data)
+            if text or not data:  # a read that ends inside a code unit pair yields no text yet
+                return text.encode("utf-8")
 
 
 class _Prefixed:
@@ -650,9 +669,12 @@ class _Opened:
         try:
             magic = self.raw.read(2)
             self.gzip = magic == _GZIP_MAGIC
+            self.transcoded = magic in _UTF16_BOMS
             if self.gzip:
                 self.gz = gzip.GzipFile(fileobj=_Prefixed(self.raw, magic), mode="rb")
                 self.read = self.gz.read1
+            elif self.transcoded:
+                self.read = _Utf16(self.raw, _UTF16_BOMS[magic]).read
             elif _seekable(self.raw):
                 self.raw.seek(0)
                 self.read = self.raw.read
@@ -666,7 +688,7 @@ class _Opened:
         """Move to decompressed offset n; returns (bytes read past n, n was within the content)."""
         if n <= 0:
             return b"", True
-        if not self.gzip and _seekable(self.raw):
+        if not self.gzip and not self.transcoded and _seekable(self.raw):
             size = self.raw.seek(0, 2)
             self.raw.seek(min(n, size))
             return b"", n <= size

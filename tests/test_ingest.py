@@ -81,6 +81,43 @@ def test_appended_and_rotated_files_add_only_new_lines(tmp_path):
     assert plain.exists()
 
 
+
+def test_a_grown_file_whose_new_lines_have_no_level_is_merged(tmp_path):
+    # The new lines end without a newline, so they are read line by line, and none has a level: the
+    # batch's level column had no type, and merging it into the run's counts raised on every rerun.
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    path = write_plain(root, "h01", "job", ["INFO start", "ERROR boom"])
+    ingest(str(root), str(db))
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("no level here\nstill none")
+    night2 = ingest(str(root), str(db))
+    assert night2.lines == 2
+    assert q(db, "SELECT sum(count), count(*) FILTER (WHERE level IS NULL) FROM message_counts") == [(4, 2)]
+
+
+def test_utf16_files_are_read_as_the_text_they_encode(tmp_path):
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    lines = ["2026-12-01 10:00:00 INFO 开始训练 epoch 1", "Traceback (most recent call last):",
+             '  File "train.py", line 3, in <module>', "ImportError: libGL.so.1: cannot open shared object file"]
+    for job, bom, codec, eol in (("le", b"\xff\xfe", "utf-16-le", "\r\n"), ("be", b"\xfe\xff", "utf-16-be", "\n")):
+        folder = root / "h01" / "files" / job
+        folder.mkdir(parents=True)
+        (folder / "train.log").write_bytes(bom + eol.join(lines + [""]).encode(codec))
+    write_plain(root, "h01", "utf8", lines)
+    ingest(str(root), str(db))
+    by_run = {}
+    for run_id, message in q(db, "SELECT run_id, message FROM events ORDER BY run_id, line_no"):
+        by_run.setdefault(run_id.split("/")[2], []).append(message)
+    assert by_run["le"] == by_run["be"] == by_run["utf8"] and by_run["le"][0] == "开始训练 epoch 1"
+    assert q(db, "SELECT count(*) FROM problems") == [(0,)]
+    # The file grows (no BOM on the appended text): only the new lines are read, at the right line numbers.
+    with (root / "h01" / "files" / "le" / "train.log").open("ab") as fh:
+        fh.write("第二行 done\r\nepoch 2 loss 0.1\r\n".encode("utf-16-le"))
+    night2 = ingest(str(root), str(db))
+    assert night2.lines == 2
+    assert q(db, "SELECT line_no, message FROM events WHERE run_id LIKE '%/le/%' AND line_no > 4 ORDER BY 1") == [
+        (5, "第二行 done"), (6, "epoch 2 loss 0.1")]
+
 CRASH_SCRIPT = """
 import os, signal, sys
 from pipeline import ingest as ing, mining
