@@ -230,11 +230,12 @@ def runs(db: Optional[str] = typer.Option(None), host: Optional[str] = typer.Opt
 
 @app.command()
 def problems(db: Optional[str] = typer.Option(None), ingest_id: Optional[int] = typer.Option(None),
+             history: bool = typer.Option(False, "--all", help="every row as each ingest recorded it"),
              as_json: bool = typer.Option(False, "--json")):
-    """Bad input met while ingesting: file, line, reason."""
+    """Bad input met while ingesting: file, line, reason; a path reported at every ingest, once."""
     from pipeline import store
     with store.connect(_db(db), read_only=True) as con:
-        _print_frame(store.list_problems(con, ingest_id), as_json, "problems")
+        _print_frame(store.list_problems(con, ingest_id, history), as_json, "problems")
 
 
 @app.command()

@@ -64,11 +64,15 @@ class IngestSummary:
     def line(self, db: str) -> str:
         rate = self.lines / self.seconds if self.seconds else 0.0
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(self.problem_reasons.items()))
+        problems = f"{self.problems} problems{f' ({reasons})' if reasons else ''}"
+        if not self.files_read and not self.new_runs:  # a rerun should say so, not "ingested 20 runs"
+            return (f"nothing new: {self.runs} runs known, {self.files_skipped} files unchanged, "
+                    f"{self.templates} templates, {problems} in {self.seconds:.1f} s; warehouse {db}")
         return (f"ingested {self.runs} runs ({self.new_runs} new), {self.files_read} files read "
-                f"({self.files_columnar} columnar), "
+                f"({self.files_columnar} columnar, {self.files_skipped} unchanged), "
                 f"{self.lines:,} lines -> {self.events:,} events, {self.templates} templates "
-                f"({self.new_templates} new), {self.problems} problems{f' ({reasons})' if reasons else ''} "
-                f"in {self.seconds:.1f} s ({rate:,.0f} lines/s); warehouse {db}")
+                f"({self.new_templates} new), {problems} in {self.seconds:.1f} s ({rate:,.0f} lines/s); "
+                f"warehouse {db}")
 
     def as_dict(self) -> dict:
         return asdict(self)

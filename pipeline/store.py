@@ -250,10 +250,23 @@ def list_runs(con: duckdb.DuckDBPyConnection, host: str | None = None, image: st
     return con.execute(sql, [host, host, image, image]).df()
 
 
-def list_problems(con: duckdb.DuckDBPyConnection, ingest_id: int | None = None):
-    return con.execute("""SELECT ingest_id, run_id, path, line, reason, detail FROM problems
-                          WHERE (? IS NULL OR ingest_id = ?) ORDER BY ingest_id, path, line""",
-                       [ingest_id, ingest_id]).df()
+def list_problems(con: duckdb.DuckDBPyConnection, ingest_id: int | None = None, history: bool = False):
+    """Bad input met while ingesting. By default what is still true, once each: discovery re-reports a
+    misplaced or unreadable path at every ingest of its source, so such a row counts while the latest
+    ingest of that source met it (`ingest_id` is the last that did, `seen` how many did); problems met
+    while reading lines are recorded once, when the lines were read. `ingest_id` or `history` list
+    the rows as each ingest recorded them."""
+    if ingest_id is not None or history:
+        return con.execute("""SELECT ingest_id, run_id, path, line, reason, detail FROM problems
+                              WHERE (? IS NULL OR ingest_id = ?) ORDER BY ingest_id, path, line""",
+                           [ingest_id, ingest_id]).df()
+    return con.execute("""
+        WITH latest AS (SELECT source, max(ingest_id) AS last_of_source FROM ingests GROUP BY source)
+        SELECT max(p.ingest_id) AS ingest_id, count(*) AS seen, p.run_id, p.path, p.line, p.reason, p.detail
+        FROM problems p LEFT JOIN ingests i USING (ingest_id) LEFT JOIN latest l USING (source)
+        GROUP BY p.run_id, p.path, p.line, p.reason, p.detail, l.last_of_source
+        HAVING p.run_id IS NOT NULL OR l.last_of_source IS NULL OR max(p.ingest_id) = l.last_of_source
+        ORDER BY ingest_id, p.path, p.line""").df()
 
 
 def load_run_events(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict:

@@ -118,6 +118,26 @@ def test_utf16_files_are_read_as_the_text_they_encode(tmp_path):
     assert q(db, "SELECT line_no, message FROM events WHERE run_id LIKE '%/le/%' AND line_no > 4 ORDER BY 1") == [
         (5, "第二行 done"), (6, "epoch 2 loss 0.1")]
 
+
+def test_problems_list_what_is_still_true_once_and_a_rerun_says_nothing_new(tmp_path):
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    write_plain(root, "h01", "job", ["INFO start"])
+    misnamed = root / "h01" / "files" / "stdout.txt"
+    misnamed.write_text("2026-12-01 10:00:00 INFO x\nERROR y\n")
+    ingest(str(root), str(db))
+    rerun = ingest(str(root), str(db))
+    assert rerun.line(str(db)).startswith("nothing new: 1 runs known, 1 files unchanged")
+    assert rerun.problems == 1   # each ingest still says what it met
+    with store.connect(str(db), read_only=True) as con:
+        current = store.list_problems(con)
+        assert list(zip(current["path"], current["seen"], current["ingest_id"])) == [(str(misnamed), 2, 2)]
+        assert len(store.list_problems(con, history=True)) == 2
+    misnamed.rename(misnamed.with_suffix(".log"))
+    fixed = ingest(str(root), str(db))
+    assert fixed.new_runs == 1 and not fixed.line(str(db)).startswith("nothing new")
+    with store.connect(str(db), read_only=True) as con:
+        assert store.list_problems(con).empty
+
 CRASH_SCRIPT = """
 import os, signal, sys
 from pipeline import ingest as ing, mining
