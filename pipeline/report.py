@@ -4,7 +4,7 @@ Contract:
   build_report(con, week="2026-W48", inventory=None, top=10) -> dict      # plain JSON-able
   write_report(report, out_dir) -> {"html": Path, "md": Path, "json": Path}
   report_command(db, week, out, inventory_root) -> same dict of paths       # for `logml report`
-  default_week(con) -> "YYYY-Www"   # the last complete ISO week before the newest run
+  default_week(con) -> "YYYY-Www"   # the last complete ISO week with runs
   empty_week_hint(con, week) -> str | None   # where the runs are when the week has none
 
 Definitions (all computed in SQL over the warehouse; Python only touches per-category aggregates):
@@ -135,18 +135,24 @@ def week_of(day: dt.date) -> str:
     return f"{y}-W{w:02d}"
 
 
-def default_week(con) -> str:
-    """The last complete ISO week before the newest run in the warehouse."""
+def default_week(con, today: dt.date | None = None) -> str:
+    """The last complete ISO week with runs: the newest run's week once the UTC clock has passed its
+    end (an archive that stops on a Sunday, reported on Monday), else the week before it (a fleet
+    still writing this week's runs)."""
     rows = con.execute("SELECT max(coalesce(started_at, first_ts)) FROM runs").fetchall()
     newest = rows[0][0] if rows else None
     if newest is None:
         raise ValueError("the warehouse has no runs: ingest logs first")
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    newest_week = week_of(newest.date())
+    if today >= parse_week(newest_week)[1]:
+        return newest_week
     return week_of(newest.date() - dt.timedelta(days=7))
 
 
 def empty_week_hint(con, week: str) -> str | None:
-    """Where the runs are when ``week`` has none (the default week is the last *complete* one before the
-    newest run: a warehouse whose runs all fall in the current week has an empty default)."""
+    """Where the runs are when ``week`` has none (the default week is the last *complete* one: a
+    warehouse whose runs all fall in the current week has an empty default)."""
     start, end = parse_week(week)
     rows = con.execute("""SELECT count(*) FILTER (t >= $start AND t < $end), min(t), max(t)
                           FROM (SELECT coalesce(started_at, first_ts) AS t FROM runs)""",

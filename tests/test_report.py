@@ -261,7 +261,10 @@ def test_inventory_table_and_report_command(tmp_path):
     con = store.connect(warehouse)
     con.register("inv_df", INVENTORY)
     con.execute("CREATE TABLE inventory AS SELECT * FROM inv_df")
-    assert default_week(con) == PREV        # newest run is in W48, which is not complete yet
+    # the newest run is in W48: while W48 goes on the last complete week is W47; once it has ended
+    # (an archive reported the Monday after), W48 itself
+    assert default_week(con, today=dt.date(2026, 11, 29)) == PREV
+    assert default_week(con, today=dt.date(2026, 11, 30)) == default_week(con) == WEEK
     assert empty_week_hint(con, WEEK) is None and empty_week_hint(con, PREV) is None
     hint = empty_week_hint(con, "2026-W30")   # a week with no runs says where they are
     assert hint.startswith("2026-W30 has no runs") and "--week 2026-W48" in hint
@@ -275,7 +278,7 @@ def test_inventory_table_and_report_command(tmp_path):
     root.mkdir()
     INVENTORY.to_csv(root / "inventory.csv", index=False)
     paths = report_command(str(warehouse), None, tmp_path / "rep2", str(root))
-    assert json.loads(paths["json"].read_text())["week"] == PREV
+    assert json.loads(paths["json"].read_text())["week"] == WEEK   # the default: W48 has ended
 
 
 def test_empty_week_does_not_crash(warehouse, tmp_path):
