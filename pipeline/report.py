@@ -8,7 +8,8 @@ Contract:
   empty_week_hint(con, week) -> str | None   # where the runs are when the week has none
 
 Definitions (all computed in SQL over the warehouse; Python only touches per-category aggregates):
-  run time      coalesce(started_at, first_ts); a run belongs to the ISO week (UTC) of that time
+  run time      coalesce(started_at, first_ts, the start of the ingest that first met it); a run belongs
+                to the ISO week (UTC) of that time
   duration      finished_at - started_at, else last_ts - first_ts (unknown when neither pair is set)
   GPU run       image/tag mentions gpu/cuda, Paddle printed GPU facts, or labels ask for GPUs
   GPUs          labels.gpu_count, else labels.gpus when it is a count or a device list, else 1
@@ -135,11 +136,19 @@ def week_of(day: dt.date) -> str:
     return f"{y}-W{w:02d}"
 
 
+# A run's time: when its container started, else its first timestamped line, else when an ingest first met
+# it (a log whose lines carry no time the reader understands: Slurm output, a console capture) so that
+# it is counted in some week, and the report says how many were dated that way.
+RUN_TIME_SQL = """(SELECT r.run_id, coalesce(r.started_at, r.first_ts, i.started_at) AS t,
+                          coalesce(r.started_at, r.first_ts) IS NULL AS dated_by_ingest
+                   FROM runs r LEFT JOIN ingests i ON i.ingest_id = r.first_ingest)"""
+
+
 def default_week(con, today: dt.date | None = None) -> str:
     """The last complete ISO week with runs: the newest run's week once the UTC clock has passed its
     end (an archive that stops on a Sunday, reported on Monday), else the week before it (a fleet
     still writing this week's runs)."""
-    rows = con.execute("SELECT max(coalesce(started_at, first_ts)) FROM runs").fetchall()
+    rows = con.execute(f"SELECT max(t) FROM {RUN_TIME_SQL}").fetchall()
     newest = rows[0][0] if rows else None
     if newest is None:
         raise ValueError("the warehouse has no runs: ingest logs first")
@@ -154,8 +163,8 @@ def empty_week_hint(con, week: str) -> str | None:
     """Where the runs are when ``week`` has none (the default week is the last *complete* one: a
     warehouse whose runs all fall in the current week has an empty default)."""
     start, end = parse_week(week)
-    rows = con.execute("""SELECT count(*) FILTER (t >= $start AND t < $end), min(t), max(t)
-                          FROM (SELECT coalesce(started_at, first_ts) AS t FROM runs)""",
+    rows = con.execute(f"""SELECT count(*) FILTER (t >= $start AND t < $end), min(t), max(t)
+                          FROM {RUN_TIME_SQL}""",
                        {"start": dt.datetime.combine(start, dt.time()), "end": dt.datetime.combine(end, dt.time())}).fetchone()
     n, first, last = rows
     if n or last is None:
@@ -272,7 +281,7 @@ WITH img AS (
 ), r AS (
     SELECT r.run_id, r.host, r.image, r.image_tag, r.exit_code, r.oom_killed, r.labels,
            r.runtime_api, r.driver_api, r.compute_capability,
-           coalesce(r.started_at, r.first_ts) AS t,
+           rt.t, rt.dated_by_ingest,
            CASE WHEN r.started_at IS NOT NULL AND r.finished_at IS NOT NULL
                      AND r.finished_at >= r.started_at
                 THEN date_diff('millisecond', r.started_at, r.finished_at) / 3600000.0
@@ -283,11 +292,11 @@ WITH img AS (
            coalesce(try(json_extract_string(r.labels, '$.job')), try(json_extract_string(r.labels, '$."job-name"')),
                     try(json_extract_string(r.labels, '$.app')),
                     try(json_extract_string(r.labels, '$."app.kubernetes.io/name"'))) AS job
-    FROM runs r
-    WHERE coalesce(r.started_at, r.first_ts) >= $prev_start AND coalesce(r.started_at, r.first_ts) < $end
+    FROM runs r JOIN """ + RUN_TIME_SQL + """ rt USING (run_id)
+    WHERE rt.t >= $prev_start AND rt.t < $end
 )
 SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag, r.job,
-       r.t, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
+       r.t, r.dated_by_ingest, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
        r.hours,
        (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%gpu%'
          OR (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%cuda%'
@@ -379,7 +388,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                coalesce(sum(hours * gpus) FILTER (is_gpu), 0) AS gpu_hours,
                coalesce(sum(hours * gpus) FILTER (is_gpu AND category <> '{NO_FAILURE}'), 0) AS gpu_hours_lost,
                count(*) FILTER (is_gpu AND hours IS NULL) AS gpu_runs_no_duration,
-               count(*) FILTER (NOT predicted) AS unpredicted
+               count(*) FILTER (NOT predicted) AS unpredicted,
+               count(*) FILTER (dated_by_ingest) AS dated_by_ingest
         FROM _rep_runs GROUP BY wk""").set_index("wk")
 
     def hv(wk: str, col: str) -> float:
@@ -402,6 +412,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         "hosts": {"this": int(hv("this", "hosts")), "last": int(hv("last", "hosts"))},
         "gpu_runs_without_duration": int(hv("this", "gpu_runs_no_duration")),
         "unclassified_runs": int(hv("this", "unpredicted")),
+        "runs_dated_by_ingest": int(hv("this", "dated_by_ingest")),
     }
 
     # ---- per-category aggregates (all failure categories, both weeks)
@@ -946,6 +957,8 @@ def render_html(rep: dict) -> str:
     a("</div>")
     a(f'<p class="muted">GPU-hours = duration × GPUs of GPU runs; {hl["gpu_runs_without_duration"]} GPU runs this week '
       f'have no known duration. {hl["unclassified_runs"]} runs have no prediction yet. '
+      f'{hl["runs_dated_by_ingest"]} runs carry no timestamp logml reads and are dated by when they were first '
+      f'ingested. '
       f'Significance: * p&lt;0.05, ** p&lt;0.01, *** p&lt;0.001 (conditional binomial test on this/last week counts, '
       f'weighted by each week\'s runs).</p></section>')
 
@@ -1123,6 +1136,10 @@ def render_markdown(rep: dict) -> str:
     a(f"| GPU-hours lost | {hl['gpu_hours_lost']['this']:,.1f} | {hl['gpu_hours_lost']['last']:,.1f} | "
       f"{_chg(hl['gpu_hours_lost']['change_pct'])} |")
     a("")
+    if hl.get("runs_dated_by_ingest"):
+        a(f"{hl['runs_dated_by_ingest']} runs this week carry no timestamp logml reads: they are dated by when "
+          f"they were first ingested.")
+        a("")
     fixes = [f for c in rep["concentration"] for f in c.get("fixes", [])]
     if fixes:
         a("## Concrete fixes")

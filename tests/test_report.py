@@ -21,6 +21,7 @@ from pipeline.report import (
     parse_week,
     report_command,
     summary_line,
+    week_of,
     write_report,
 )
 
@@ -288,6 +289,30 @@ def test_empty_week_does_not_crash(warehouse, tmp_path):
     assert rep["headline"]["runs"]["this"] == 0 and rep["ranking"] == []
     paths = write_report(rep, tmp_path / "empty")
     assert "no failures" in paths["html"].read_text()
+
+
+def test_runs_without_timestamps_are_dated_by_their_first_ingest(tmp_path):
+    from conftest import write_plain
+
+    from pipeline.ingest import ingest
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    write_plain(root, "hpc01", "slurm-12345", ["srun: error: task 0: Exited with exit code 1",
+                                               "ImportError: libGL.so.1: cannot open shared object file"])
+    write_plain(root, "hpc01", "dated", ["2026-11-18 10:00:00 INFO start", "2026-11-18 10:05:00 INFO done"])
+    ingest(str(root), str(db))
+    con = store.connect(str(db), read_only=True)
+    today = dt.datetime.now(dt.timezone.utc).date()
+    now_week = week_of(today)
+    # the undated run is the newest: the default week steps back from the ingest's (unfinished) week
+    assert default_week(con) == week_of(today - dt.timedelta(days=7))
+    rep = build_report(con, now_week)
+    dated = build_report(con, "2026-W47")
+    con.close()
+    assert rep["headline"]["runs"]["this"] == 1 and rep["headline"]["runs_dated_by_ingest"] == 1
+    assert dated["headline"]["runs"]["this"] == 1 and dated["headline"]["runs_dated_by_ingest"] == 0
+    paths = write_report(rep, tmp_path / "rep")
+    assert "1 runs this week carry no timestamp" in paths["md"].read_text()
+    assert "1 runs carry no timestamp" in paths["html"].read_text()
 
 
 def test_text_helpers():
