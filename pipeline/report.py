@@ -587,17 +587,24 @@ def _concentration(con, category: str, n_this: int, top: int) -> dict:
     return out
 
 
+# an image's repository: the image without its tag (a registry's port stays)
+_REPO_SQL = "regexp_replace(image, ':[^:/]*$', '')"
+
+
 def _cuda_matrix(con, category: str) -> dict:
     cells = _df(con, """
         SELECT coalesce(image_cuda, 'unknown') AS image_cuda, driver_branch, driver_version,
                coalesce(driver_max, 'unknown') AS driver_max,
                count(*) AS runs, count(*) FILTER (category = $c) AS failures,
-               list(DISTINCT host ORDER BY host) FILTER (category = $c) AS fail_hosts
+               list(DISTINCT host ORDER BY host) FILTER (category = $c) AS fail_hosts,
+               list(DISTINCT """ + _REPO_SQL + """) FILTER (category = $c) AS fail_repos
         FROM _rep_runs WHERE wk = 'this' AND is_gpu GROUP BY ALL""", {"c": category})
+    # a tag is only worth pinning in the repository it belongs to (another team's image of the same tag
+    # family is not a fix)
     pins = _df(con, """
-        SELECT image_tag, any_value(image ORDER BY image) AS image, tag_cuda, count(*) AS runs,
-               count(*) FILTER (category = 'no_failure') AS ok
-        FROM _rep_runs WHERE tag_cuda IS NOT NULL AND image_tag IS NOT NULL GROUP BY image_tag, tag_cuda""")
+        SELECT image_tag, any_value(image ORDER BY image) AS image, """ + _REPO_SQL + """ AS repo, tag_cuda,
+               count(*) AS runs, count(*) FILTER (category = 'no_failure') AS ok
+        FROM _rep_runs WHERE tag_cuda IS NOT NULL AND image_tag IS NOT NULL GROUP BY ALL""")
     # newest tag first: highest CUDA, then highest version at the tag's start, then tags that worked
     pin_list = sorted(pins.to_dict("records"),
                       key=lambda r: (_version_key(r["tag_cuda"]), _version_key(r["image_tag"].split("-")[0]),
@@ -630,8 +637,10 @@ def _cuda_matrix(con, category: str) -> dict:
         if known and _version_key(ic) <= _version_key(dmax):
             unexplained += int(rec["failures"])
             continue
-        g = groups.setdefault((rec["driver_branch"], dmax), {"hosts": set(), "image_cuda": {}, "failures": 0})
+        g = groups.setdefault((rec["driver_branch"], dmax),
+                              {"hosts": set(), "repos": set(), "image_cuda": {}, "failures": 0})
         g["hosts"].update([] if rec["fail_hosts"] is None else list(rec["fail_hosts"]))
+        g["repos"].update([] if rec["fail_repos"] is None else list(rec["fail_repos"]))
         g["image_cuda"][ic] = g["image_cuda"].get(ic, 0) + int(rec["failures"])
         g["failures"] += int(rec["failures"])
     fixes = []
@@ -640,7 +649,7 @@ def _cuda_matrix(con, category: str) -> dict:
         pin = None
         if dmax != "unknown" and _version_key(dmax):
             ok = [p for p in pin_list if _version_key(p["tag_cuda"]) <= _version_key(dmax)
-                  and "latest" not in p["image_tag"]]
+                  and "latest" not in p["image_tag"] and p["repo"] in g["repos"]]
             pin = ok[0] if ok else None
         cudas = sorted((c for c in g["image_cuda"] if c != "unknown"), key=_version_key)
         unknown_cuda = g["image_cuda"].get("unknown", 0)
@@ -659,7 +668,7 @@ def _cuda_matrix(con, category: str) -> dict:
         if pin:
             sentence += f" or pin {clean(pin['image_tag'], 120)}"
         elif dmax != "unknown":
-            sentence += f" (no image tag seen in the fleet has CUDA <= {clean(dmax, 20)})"
+            sentence += f" (no tag of these images seen in the fleet has CUDA <= {clean(dmax, 20)})"
         fixes.append({"hosts": hosts, "driver_branch": clean(branch, 40), "driver_max_cuda": clean(dmax, 20),
                       "image_cuda": cudas, "unknown_cuda_failures": unknown_cuda, "failures": g["failures"],
                       "pin_tag": clean(pin["image_tag"], 120) if pin else None,

@@ -186,6 +186,24 @@ def test_planted_cause_tops_the_report_with_hosts_and_fix(report):
     assert sum(sum(r) for r in m["failures"]) == 21
 
 
+def test_the_pinned_tag_comes_from_the_failing_images_repository(tmp_path):
+    # another team's image, healthy on the planted hosts, has the best-fitting tag (CUDA 11.4): pinning
+    # it on paddlepaddle/paddle would name a tag that repository does not have
+    warehouse = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(warehouse)
+    for i, host in enumerate(PLANTED):
+        con.execute("""INSERT INTO runs (run_id, host, image, image_tag, exit_code, started_at, finished_at, labels)
+                       VALUES (?, ?, 'corp/paddleocr:2.7.3-cuda11.4', '2.7.3-cuda11.4', 0, ?, ?, '{"gpu_count": "1"}')""",
+                    [f"{host}/docker/containers/ocr{i}", host, W47 + dt.timedelta(days=8, hours=i),
+                     W47 + dt.timedelta(days=8, hours=i + 1)])
+        con.execute("INSERT INTO predictions (run_id, category, confidence, source) VALUES (?, 'no_failure', 0.9, 'rule')",
+                    [f"{host}/docker/containers/ocr{i}"])
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    (fix,) = next(c for c in rep["concentration"] if c["category"] == "cuda_driver_too_old")["fixes"]
+    assert fix["pin_tag"] == "2.6.0-gpu-cuda11.2-cudnn8" and fix["pin_image"].startswith(OFF)
+
+
 def test_week_over_week_numbers(report):
     hl = report["headline"]
     assert report["week"] == WEEK and report["previous_week"] == PREV
