@@ -361,14 +361,21 @@ def _print_verdict(result: dict) -> None:
     if "error" in result:
         console.print(f"[red]{escape(result['path'])}: cannot read: {escape(result['error'])}[/red]")
         return
-    console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]{result['category']}[/bold] "
-                  f"(confidence {result['confidence']:.2f}, {result['source']})")
-    if result["confidence"] < CONFIDENT or result["category"] == UNKNOWN:
-        # not sure: say what else it may be before the evidence, so the remedy is not read as settled
-        others = [a for a in result["alternatives"] if a["category"] != result["category"]][:3]
+    others = [a for a in result["alternatives"] if a["category"] != result["category"]][:3]
+    alternatives = ", ".join(f"{a['category']} {a['confidence']:.2f}" for a in others)
+    if result["category"] == UNKNOWN:
+        # an unknown's confidence is that of the model's "none of these" or of a guess under the floor:
+        # "unknown (confidence 0.85)" read as 85% sure and then "not sure", so no number here (--json has it)
+        console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]unknown[/bold] "
+                      f"(no known cause is likely enough, {result['source']})")
         if others:
-            console.print("  not sure; also possible: "
-                          + ", ".join(f"{a['category']} {a['confidence']:.2f}" for a in others))
+            console.print(f"  closest known causes: {alternatives}")
+    else:
+        console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]{result['category']}[/bold] "
+                      f"(confidence {result['confidence']:.2f}, {result['source']})")
+        if result["confidence"] < CONFIDENT and others:
+            # not sure: say what else it may be before the evidence, so the remedy is not read as settled
+            console.print(f"  not sure; also possible: {alternatives}")
     for ev in result["evidence"]:
         where = f"line {ev['line']}" if ev["line"] is not None else "run"  # None: the container metadata
         console.print(f"  {where}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")

@@ -539,6 +539,11 @@ def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
     _print_verdict({**base, "category": "file_not_found", "confidence": 0.93})
     sure = capsys.readouterr().out
     assert "file_not_found" in sure and "not sure" not in sure and "model_version_incompatible" not in sure
+    # an unknown names no confidence (its number is the model's "none of these", not how sure it is)
+    _print_verdict({**base, "category": "unknown", "confidence": 0.85})
+    unknown = capsys.readouterr().out
+    assert "x.log: unknown (no known cause is likely enough, model)" in unknown and "0.85" not in unknown
+    assert "closest known causes: file_not_found 0.36, model_version_incompatible 0.30" in unknown
     # piped (not a terminal), a long path and its verdict stay on one line instead of Rich's 80 columns
     deep = "/mnt/logs/" + "/".join(f"node-{i:02d}-folder" for i in range(8)) + "/train.log"
     _print_verdict({**base, "path": deep, "category": "file_not_found", "confidence": 0.93})
