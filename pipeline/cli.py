@@ -121,9 +121,10 @@ def ingest(source: str = typer.Argument(..., help="log storage root: a folder or
            scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address (default: a LocalCluster)"),
            as_json: bool = typer.Option(False, "--json", help="print the summary as JSON")):
     """Read what is new under SOURCE, mine templates, update the warehouse."""
-    from pipeline import store
+    from pipeline import sources, store
     from pipeline.ingest import ingest as run_ingest
     db = _db(db)
+    sources.check_root(source)   # a mistyped root must not leave an empty warehouse behind
     with store.warehouse_lock(db, wait=wait), _file_progress(source, _console(), quiet=as_json) as on_file:
         summary = run_ingest(source, db, _params(), on_file=on_file, engine=engine, scheduler=scheduler)
     print(json.dumps(summary.as_dict()) if as_json else summary.line(db))

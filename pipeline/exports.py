@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 # where each platform puts the printed text, most specific first
-MESSAGE_KEYS = ("MESSAGE", "message", "log", "line", "msg", "_raw", "content", "textPayload", "body",
+MESSAGE_KEYS = ("MESSAGE", "message", "log", "line", "msg", "_msg", "_raw", "content", "textPayload", "body",
                 "@message", "Line", "Message", "Content", "log.message", "_source.message", "_source.log",
                 "jsonPayload.message", "fields.message")
 # where a structured logger puts the rest of a record's text (python-json-logger's exc_info, structlog's exception,

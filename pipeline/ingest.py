@@ -48,6 +48,7 @@ class IngestSummary:
     source: str
     runs: int = 0
     new_runs: int = 0
+    grown_runs: int = 0          # runs known before whose logs grew
     files_read: int = 0
     files_skipped: int = 0
     files_columnar: int = 0      # of files_read: read by the columnar path (the rest line by line)
@@ -68,7 +69,7 @@ class IngestSummary:
         if not self.files_read and not self.new_runs:  # a rerun should say so, not "ingested 20 runs"
             return (f"nothing new: {self.runs} runs known, {self.files_skipped} files unchanged, "
                     f"{self.templates} templates, {problems} in {self.seconds:.1f} s; warehouse {db}")
-        return (f"ingested {self.runs} runs ({self.new_runs} new), {self.files_read} files read "
+        return (f"ingested {self.runs} runs ({self.new_runs} new, {self.grown_runs} grown), {self.files_read} files read "
                 f"({self.files_columnar} columnar, {self.files_skipped} unchanged), "
                 f"{self.lines:,} lines -> {self.events:,} events, {self.templates} templates "
                 f"({self.new_templates} new), {problems} in {self.seconds:.1f} s ({rate:,.0f} lines/s); "
@@ -906,6 +907,8 @@ def ingest(source: str, db: str, params: dict | None = None,
         summary.cpu["write"] = writer.sink.cpu
         summary.cpu["total"] = time.process_time() - cpu_started
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
+        summary.grown_runs = store.scalar(con, "SELECT count(*) FROM runs WHERE last_ingest = ? AND first_ingest < ?",
+                                          [ingest_id, ingest_id])
         summary.seconds = time.perf_counter() - started
         con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
                        events = ?, new_templates = ?, problems = ? WHERE ingest_id = ?""",

@@ -72,6 +72,7 @@ def run_nightly(source: str, db: str, params: dict, report: bool = False, report
                 scheduler: str | None = None) -> NightlySummary:
     from pipeline.predict import classify_runs
     models_dir = config.models_dir(params=params)
+    sources.check_root(source)   # a mistyped root must not leave an empty warehouse behind
     with store.warehouse_lock(db, wait=wait):
         con = store.connect(db, events=params["paths"].get("events"))
         try:

@@ -240,8 +240,13 @@ def _local_listing(base: str) -> dict[str, dict]:
 _ALIASES = ((("var", "lib", "docker"), ("docker",)), (("var", "log", "pods"), ("pods",)),
             (("containers",), ("docker", "containers")))
 _LOG_LIKE = re.compile(r"\.(?:log|txt|out|err)(?:\.\d+)?(?:\.gz)?$|^workerlog\.\d+$|\.gz$")
-_UNRECOGNIZED = ("not a log of the layout: <host>/docker/containers/<cid>/<cid>-json.log, "
-                 "<host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log or <host>/files/**/*.log (design.md)")
+_UNRECOGNIZED = ("not a log of the layout (<host>/docker/containers/<cid>/<cid>-json.log, "
+                 "<host>/pods/<ns>_<pod>_<uid>/<container>/<n>.log or <host>/files/**/*.log): to have it read, "
+                 "move it under a host folder's files/ with a .log name (README, 'Storage layout')")
+_IN_RUNTIME_FOLDER = ("a log inside a container's or pod's folder, where only the runtime's own log is read "
+                      "(a job's log folder copied beside it): copy it to <host>/files/<job>/ to have it read")
+_HOST_AS_ROOT = ("the root looks like one host's folder (it holds {}): its runs are filed under a host named "
+                 "after that folder; point logml at the folder that holds the host folders")
 _UNNAMED_LOG = ("reads like a log but is not named as one: in <host>/files/ only *.log, *.log.<N>[.gz] and "
                 "workerlog.<N> are read (other files there are taken for a job's side files); rename it to .log")
 _FOLDER_LINK = "a link to a folder outside the root, not followed: point logml at {} or copy it in"
@@ -249,6 +254,11 @@ _FOLDER_LINK = "a link to a folder outside the root, not followed: point logml a
 # timestamp, a log level, a traceback, a glog prefix
 _LOG_HEAD = re.compile(rb"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\d{2}:\d{2}:\d{2}|\b(?:INFO|WARNING|WARN|ERROR|FATAL|DEBUG)\b|"
                        rb"Traceback \(most recent call last\)|^[IWEF]\d{4} \d{2}:", re.M)
+
+
+def _stray_log(path: str, name: str) -> bool:
+    """A file where the layout reads no log (deeper in a container's folder) that is one all the same."""
+    return bool(_PLAIN_LOG.match(name) or _WORKERLOG.match(name)) or _unnamed_log(path, name)
 
 
 def _unnamed_log(path: str, name: str) -> bool:
@@ -319,6 +329,15 @@ def _view_runs(views: list, builders: dict, base: str, local: bool, url, problem
         builders[run_id].add(0, lf)
 
 
+def check_root(root: str) -> None:
+    """Raise FileNotFoundError unless root is a folder (before a warehouse is created for it)."""
+    import fsspec.core
+
+    fs, base = fsspec.core.url_to_fs(root)
+    if not fs.isdir(base.rstrip("/") or "/"):
+        raise FileNotFoundError(f"log root not found or not a folder: {root}")
+
+
 def discover(root: str) -> tuple[list[Run], list[Problem]]:
     """Find every run under root (local folder or fsspec URL); metadata from config/sidecar files.
 
@@ -329,10 +348,9 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
     """
     import fsspec.core
 
+    check_root(root)
     fs, base = fsspec.core.url_to_fs(root)
     base = base.rstrip("/") or "/"
-    if not fs.isdir(base):
-        raise FileNotFoundError(f"log root not found or not a folder: {root}")
     protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
     local = "file" in protocols or "local" in protocols
 
@@ -436,6 +454,12 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
         elif not _side_file(parts):
             # not silently dropped: a fleet laid out otherwise shows up in the problems
             problems.append(Problem(url(p), None, "unrecognized_path", _UNRECOGNIZED))
+        elif area in ("docker", "pods") and _stray_log(url(p), name):
+            problems.append(Problem(url(p), None, "unrecognized_path", _IN_RUNTIME_FOLDER))
+    areas = sorted({b.run.run_id.split("/")[0] for b in builders.values()} & {"docker", "pods", "files"})
+    if areas:
+        problems.append(Problem(url(base), None, "unrecognized_path",
+                                _HOST_AS_ROOT.format(", ".join(f"{a}/" for a in areas))))
     _view_runs(views, builders, base, local, url, problems)
 
     runs: list[Run] = []

@@ -91,7 +91,7 @@ def test_a_grown_file_whose_new_lines_have_no_level_is_merged(tmp_path):
     with path.open("a", encoding="utf-8") as fh:
         fh.write("no level here\nstill none")
     night2 = ingest(str(root), str(db))
-    assert night2.lines == 2
+    assert night2.lines == 2 and "ingested 1 runs (0 new, 1 grown)" in night2.line(str(db))
     assert q(db, "SELECT sum(count), count(*) FILTER (WHERE level IS NULL) FROM message_counts") == [(4, 2)]
 
 
@@ -274,10 +274,13 @@ def test_schema_migrates_forward_and_refuses_newer(tmp_path):
 
 def test_missing_source_or_warehouse_is_a_one_line_error(tmp_path):
     for args in (["nightly", str(tmp_path / "nowhere"), "--db", str(tmp_path / "w.duckdb")],
+                 ["ingest", str(tmp_path / "nowhere"), "--db", str(tmp_path / "w.duckdb")],
                  ["templates", "--db", str(tmp_path / "absent.duckdb")]):
         out = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, cwd=ROOT)
         assert out.returncode == 1
         assert out.stderr.startswith("logml:") and "Traceback" not in out.stderr
+    # a mistyped root leaves no empty warehouse (nor its lock) behind
+    assert not any(tmp_path.iterdir())
 
 
 def test_a_failed_warehouse_write_is_raised_and_the_writer_thread_stops():

@@ -182,6 +182,15 @@ def _loki_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
     return "\n".join(records) + "\n", {i + 1: n - i for i in range(n)}
 
 
+def _victorialogs(lines: list[str]) -> tuple[str, dict[int, int]]:
+    """A VictoriaLogs export: the text under _msg, the time under _time, the stream's labels under _stream."""
+    import json
+    records = [json.dumps({"_msg": line, "_stream": '{app="train",namespace="ml"}',
+                           "_time": f"2026-11-03T10:{i // 60:02d}:{i % 60:02d}.000Z"}, ensure_ascii=False)
+               for i, line in enumerate(lines)]
+    return "\n".join(records) + "\n", {i + 1: i + 1 for i in range(len(lines))}
+
+
 def _console_copy_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
     """Lines copied out of a log console's table (Grafana, Kibana Discover): a timestamp column, a tab, the
     line; the newest first."""
@@ -190,7 +199,8 @@ def _console_copy_newest_first(lines: list[str]) -> tuple[str, dict[int, int]]:
     return "\n".join(rows) + "\n", {i + 1: n - i for i in range(n)}
 
 
-@pytest.mark.parametrize("export", [_journald, _kibana_csv_newest_first, _loki_newest_first, _console_copy_newest_first])
+@pytest.mark.parametrize("export", [_journald, _kibana_csv_newest_first, _loki_newest_first, _victorialogs,
+                                    _console_copy_newest_first])
 def test_a_log_exported_from_a_log_platform_gets_the_same_verdict(predictions, tmp_path, export):
     """The pastes as a log platform exports them (JSON lines, a CSV with the text in one column, newest
     first): the same verdict, and the evidence cites the record that holds each line."""

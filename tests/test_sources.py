@@ -621,6 +621,30 @@ def test_logs_named_otherwise_and_links_are_read_once_or_reported(tmp_path):
     assert str(tmp_path / "outside/h9") in reported["h1/files/ext"][1]
 
 
+def test_a_job_log_folder_inside_a_container_folder_and_a_host_folder_as_root_are_reported(tmp_path):
+    """paddle.distributed.launch's log/ folder copied into a container's folder (workerlog.N, launch.log)
+    was in neither runs nor problems; docker's own files there stay silent. A root that is one host's
+    folder files its runs under a host named "docker": that is reported once."""
+    cid = "ef" * 32
+    box = tmp_path / "root/h1/docker/containers" / cid
+    write(box / f"{cid}-json.log", dj("launching 8 ranks\n"))
+    write(box / "hostconfig.json", "{}")
+    write(box / "hostname", "trainer-7f9c\n")
+    write(box / "log/workerlog.0", "I1201 10:00:00.1 1 step 1\n")
+    write(box / "log/launch.log", "LAUNCH INFO 2026-12-01 10:00:00 job 4711\n")
+    write(box / "log/notes.txt", "2026-12-01 10:00:00 ERROR rank 5 exited\n")
+    write(box / "checkpoints/c1/config.json", "{}")
+    runs, problems = discover(str(tmp_path / "root"))
+    assert [r.run_id for r in runs] == [f"h1/docker/containers/{cid}"]
+    reported = {os.path.relpath(p.path, box): p.detail for p in problems}
+    assert sorted(reported) == ["log/launch.log", "log/notes.txt", "log/workerlog.0"]
+    assert all("copy it to <host>/files/<job>/" in d for d in reported.values())
+    runs, problems = discover(str(tmp_path / "root/h1"))
+    assert [r.host for r in runs] == ["docker"]
+    (root_problem,) = [p for p in problems if p.path == str(tmp_path / "root/h1")]
+    assert "one host's folder (it holds docker/)" in root_problem.detail
+
+
 def test_kubelet_view_alone_is_read_and_a_link_is_read_once_at_its_target(tmp_path):
     """A shipper that copied only a node's /var/log/containers (following its links) still gives the runs, with
     pod, namespace and container from kubelet's file names and the format read from the content (CRI, or
