@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.combine import Combiner
@@ -34,6 +34,29 @@ _SETTING_OR_ECHO = re.compile(r"^\s*(?:[\w.-]+\s*[:=]\s*[\w./:+-]*|warnings\.war
 # a metric whose name holds a failure word, with its value ("loss_error: 0.02", "error_rate=0.1")
 _FAILURE_METRIC = re.compile(r"(?<![\w.])(?:[a-z]+_[a-z_]*(?:error|err|fail\w*)|(?:error|err|fail\w*)_[a-z_]+)"
                              r"\s*[:=]\s*-?\d[\d.eE+-]*%?")
+
+
+def _line_in_block(block: str, sentence: str) -> int:
+    """Where ``sentence`` is in a multi-line event (0: its first line, or not found). The last
+    occurrence: a traceback's message is its final exception, which its context may quote."""
+    want = sentence.strip()
+    lines = [line.strip() for line in block.split("\n")]
+    for k in range(len(lines) - 1, -1, -1):
+        if want and lines[k] == want:
+            return k
+    # an Error Message Summary's message joins its error name with the sentence after it
+    for k in range(len(lines) - 1, -1, -1):
+        if len(lines[k]) >= 6 and want.startswith(lines[k]):
+            return k
+    return 0
+
+
+def _speaks_of_failure(events) -> bool:
+    """Any event an error could be in: an error level, a traceback, failure words (not a setting's)."""
+    levels, kinds = events["level"], events["kind"]
+    return any(level in ("ERROR", "FATAL") or kind != "line" or (RELEVANT.search(message or "")
+                                                                   and not _not_evidence(message or ""))
+               for level, kind, message in zip(levels, kinds, events["message"]))
 
 
 def _not_evidence(text: str) -> bool:
@@ -175,6 +198,18 @@ class Predictor:
             verdict.rule_evidence = [{"line": None, "text": f"container metadata: {describe_meta(meta)}", "rule": None}]
         return verdict
 
+    def explain(self, events, verdict: Verdict) -> tuple[Verdict, list[dict]]:
+        """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
+        that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
+        lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
+        lines = self.evidence(events, verdict)
+        if lines or verdict.category in (UNKNOWN, "no_failure") or _speaks_of_failure(events):
+            return verdict, lines
+        guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
+        others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
+        unsure = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
+        return unsure, self.evidence(events, unsure)
+
     def evidence(self, events, verdict: Verdict, limit: int = 5) -> list[dict]:
         """The lines that support the verdict, with their template ids: the deciding rule's matches
         (or the container metadata it read), then, for a verdict the model decided or backed, the
@@ -216,18 +251,25 @@ class Predictor:
                     taken.add(ln)
                     said.add(sentence)
         elif len(chosen) < limit and verdict.category == UNKNOWN and verdict.focus_lines:
-            # unsure: show the error the run died of, so a person can triage it
+            # unsure: show the error the run died of, so a person can triage it (a healthy run's last
+            # progress lines are no error)
             line_nos = list(events["line_no"])
             messages = list(events["message"])
+            levels, kinds = list(events["level"]), list(events["kind"])
             pos = {ln: i for i, ln in enumerate(line_nos)}
             for ln in verdict.focus_lines[-2:]:
-                if ln in pos and ln not in {c[0] for c in chosen}:
-                    chosen.append((ln, messages[pos[ln]]))
+                i = pos.get(ln)
+                if i is not None and ln not in {c[0] for c in chosen} and _speaks_of_failure(
+                        {"level": [levels[i]], "kind": [kinds[i]], "message": [messages[i]]}):
+                    chosen.append((ln, messages[i]))
         out = []
         file_lines = getattr(events, "file_lines", None) or {}
+        blocks = {ln: b for ln, b in zip(events["line_no"], events["text"]) if b} if len(events) else {}
         for line, text in chosen[:limit]:
-            line = file_lines.get(line, line)
             first = text.splitlines()[0] if text else ""
+            if line in blocks:   # a block is numbered by its first line: cite the line that says it
+                line += _line_in_block(blocks[line], first)
+            line = file_lines.get(line, line)
             out.append({"line": line, "text": text[:2000], "template_id": self.miner.match(mask(first))})
         return out
 
@@ -239,10 +281,11 @@ class Predictor:
         return key in self.healthy and category not in self.healthy[key]
 
     def to_json(self, path: str, events, verdict: Verdict) -> dict:
+        verdict, lines = self.explain(events, verdict)
         return {
             "path": path, "category": verdict.category, "confidence": round(float(verdict.confidence), 4),
             "source": verdict.source, "alternatives": verdict.alternatives,
-            "evidence": self.evidence(events, verdict), "remedy": self.taxonomy.remedy(verdict.category),
+            "evidence": lines, "remedy": self.taxonomy.remedy(verdict.category),
             "model_version": self.model_version, "rule_id": verdict.rule_id,
         }
 
@@ -410,12 +453,12 @@ def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: in
             ev = events.get(run_id)
             if ev is None:
                 ev = pd.DataFrame(columns=["line_no", "level", "kind", "message", "text"])
-            verdict = predictor.diagnose(ev, metas.get(run_id, {}))
+            verdict, lines = predictor.explain(ev, predictor.diagnose(ev, metas.get(run_id, {})))
             rows.append({
                 "run_id": run_id, "category": verdict.category, "confidence": float(verdict.confidence),
                 "source": verdict.source, "rule_id": verdict.rule_id, "model_category": verdict.model_category,
                 "model_confidence": verdict.model_confidence, "model_version": predictor.model_version,
-                "evidence": json.dumps(predictor.evidence(ev, verdict), ensure_ascii=False),
+                "evidence": json.dumps(lines, ensure_ascii=False),
                 "alternatives": json.dumps(verdict.alternatives), "ingest_seen": seen.get(run_id)})
         con.register("new_predictions", pd.DataFrame(rows))
         con.execute("""INSERT OR REPLACE INTO predictions
