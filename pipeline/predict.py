@@ -165,7 +165,8 @@ class Predictor:
         self.model_version = meta.get("model_version", "unversioned")
         self.rules = rules or RuleSet.load()
         rows = json.loads((self.models_dir / "templates.json").read_text())
-        self.miner = TemplateMiner([Template(**row) for row in rows["templates"]], **rows.get("settings", {}))
+        self.miner = TemplateMiner([Template(**row) for row in rows["templates"]], **rows.get("settings", {}),
+                                   match_only=True)
         # template -> the categories it may be cited for (pipeline.model.healthy_templates)
         self.healthy: dict[str, set[str]] = {k: set(v) for k, v in (rows.get("healthy") or {}).items()}
         self.taxonomy = load_taxonomy()

@@ -123,6 +123,25 @@ def test_match_never_changes_the_template_set():
     assert [(t.template_key, t.template, t.cluster_id) for t in miner.templates()] == before
 
 
+def test_a_match_only_miner_builds_the_tree_per_token_count_and_matches_alike():
+    """predict's miner builds Drain's tree for a token count only when a message of that count is
+    matched; it must match every message as the miner with the whole tree does."""
+    rng = random.Random(5)
+    words = ["epoch", "step", "loss", "<NUM>", "<PATH>", "worker", "saving", "to", "error", "cuda", "lr", "=", "id"]
+    corpus = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    learner = TemplateMiner(sim_th=0.5, join_variable_runs=True)
+    learner.learn(sorted(set(corpus[:2000])))
+    rows = learner.templates()
+    whole = TemplateMiner(rows, sim_th=0.5, join_variable_runs=True)
+    lazy = TemplateMiner(rows, sim_th=0.5, join_variable_runs=True, match_only=True)
+    assert not lazy.drain.id_to_cluster   # nothing built before a message asks
+    probes = corpus + [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(2000)]
+    assert [lazy.match(m) for m in probes] == [whole.match(m) for m in probes]
+    assert any(whole.match(m) is None for m in probes) and any(whole.match(m) for m in probes)
+    with pytest.raises(RuntimeError):
+        TemplateMiner(rows, match_only=True).learn(["epoch <NUM>"])
+
+
 def test_template_params():
     assert template_params("worker <*> started with <*>", "worker 3 started with pid") == ["3", "pid"]
     assert template_params("a <*>", "a b c") == []
