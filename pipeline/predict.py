@@ -203,6 +203,12 @@ class Predictor:
         """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
         that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
         lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
+        decided = self.rules.deciding_line(list(events["message"])) if len(events) else None
+        if decided is not None and verdict.category != UNKNOWN:
+            # a fault outside the taxonomy (the GPU failed): the errors after it are its consequences
+            guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
+            others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
+            verdict = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
         lines = self.evidence(events, verdict)
         if lines or verdict.category in (UNKNOWN, "no_failure") or _speaks_of_failure(events):
             return verdict, lines
@@ -281,12 +287,31 @@ class Predictor:
         key = self.miner.match(mask(message.splitlines()[0] if message else ""))
         return key in self.healthy and category not in self.healthy[key]
 
+    def remedy(self, events, verdict: Verdict, lines: list[dict]) -> tuple[str, str | None]:
+        """(remedy, its id in rules.yaml's ``remedies``, None for the category's own). The evidence
+        lines choose a narrower remedy; for ``unknown``, whose evidence is only the last error, any
+        line of the log may (a GPU's Xid in the kernel log, an ECC error before the crash), and that
+        line joins ``lines``."""
+        found = self.rules.remedy_for(verdict.category, [e["text"] for e in lines])
+        decided = self.rules.deciding_line(list(events["message"])) if verdict.category == UNKNOWN and len(events) \
+            else None
+        if found is None and decided is not None:
+            found, i = decided
+            line_no, message = list(events["line_no"])[i], list(events["message"])[i]
+            if len(lines) < 5 and all(e["text"] != message for e in lines):   # the line that names the fault
+                lines.insert(0, {"line": (getattr(events, "file_lines", None) or {}).get(line_no, line_no),
+                              "text": message[:2000], "template_id": self.miner.match(mask(message.splitlines()[0]))})
+        if found is None:
+            return self.taxonomy.remedy(verdict.category), None
+        return found.remedy, found.id
+
     def to_json(self, path: str, events, verdict: Verdict) -> dict:
         verdict, lines = self.explain(events, verdict)
+        remedy, remedy_id = self.remedy(events, verdict, lines)
         return {
             "path": path, "category": verdict.category, "confidence": round(float(verdict.confidence), 4),
             "source": verdict.source, "alternatives": verdict.alternatives,
-            "evidence": lines, "remedy": self.taxonomy.remedy(verdict.category),
+            "evidence": lines, "remedy": remedy, "remedy_id": remedy_id,
             "model_version": self.model_version, "rule_id": verdict.rule_id,
         }
 
@@ -455,6 +480,7 @@ def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: in
             if ev is None:
                 ev = pd.DataFrame(columns=["line_no", "level", "kind", "message", "text"])
             verdict, lines = predictor.explain(ev, predictor.diagnose(ev, metas.get(run_id, {})))
+            predictor.remedy(ev, verdict, lines)   # the line that names an unknown's fault joins its evidence
             rows.append({
                 "run_id": run_id, "category": verdict.category, "confidence": float(verdict.confidence),
                 "source": verdict.source, "rule_id": verdict.rule_id, "model_category": verdict.model_category,

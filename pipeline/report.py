@@ -41,6 +41,7 @@ from typing import Any
 
 import pandas as pd
 
+from pipeline.rules import load_rules
 from pipeline.taxonomy import NO_FAILURE, UNKNOWN, load_taxonomy
 
 SCHEMA = "logml.report/1"
@@ -448,6 +449,23 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         rec["summary"] = summary_line(rec["text"])
         ev_map.setdefault(rec.pop("category"), []).append(rec)
 
+    # narrower remedies (rules.yaml `remedies`): what their evidence says, counted per category
+    narrower: dict[str, dict[str, int]] = {}
+    rules = load_rules()
+    if rules.remedies:
+        per_run = con.execute(f"""
+            SELECT category, list(e.text) FROM (
+                SELECT category, run_id,
+                       unnest(try(from_json(evidence, '[{{"text":"VARCHAR"}}]'))) AS e
+                FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL)
+            GROUP BY category, run_id""").fetchall()
+        for cid, texts in per_run:
+            found = rules.remedy_for(cid, texts)
+            if found is not None:
+                counts = narrower.setdefault(cid, {})
+                counts[found.id] = counts.get(found.id, 0) + 1
+    by_id = {r.id: r for r in rules.remedies}
+
     total_failed = f_this
     ranking, others = [], []
     for rec in cats.to_dict("records"):
@@ -462,6 +480,9 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             "gpu_hours": round(float(rec["gpu_hours"]), 1), "gpu_hours_last": round(float(rec["gpu_hours_last"]), 1),
             "change": wow_change(int(rec["runs"]), int(rec["runs_last"]), n_this, n_last),
             "remedy": tax.remedy(cid) if known else "",
+            # [{id, runs, description, remedy}]: families of this category with a fix of their own
+            "remedies": [{"id": rid, "runs": n, "description": by_id[rid].description, "remedy": by_id[rid].remedy}
+                         for rid, n in sorted(narrower.get(cid, {}).items(), key=lambda kv: (-kv[1], kv[0]))],
             "evidence": ev_map.get(cid, []),
             "run_ids": [clean(x, 300) for x in drill_map.get(cid, [])],
         }
@@ -810,6 +831,17 @@ def _svg_open(cid: str, w: int, hgt: int, title: str) -> str:
             f"<title>{h(title)}</title>")
 
 
+def _runs(n: int) -> str:
+    return f"{n} run" + ("" if n == 1 else "s")
+
+
+def _narrower_html(row: dict) -> str:
+    """A category's families with a remedy of their own (rules.yaml ``remedies``), under its remedy."""
+    return "".join(f'<div class="narrow"><b>{_runs(n["runs"])}{" of " + html.escape(row["category"]) if not row.get("environment") else ""}, '
+                   f'{html.escape(n["description"][:200])}:</b> {html.escape(n["remedy"][:600])}</div>'
+                   for n in row.get("remedies", []))
+
+
 def svg_bars(rows: list[tuple[str, int, int]], this_label: str, last_label: str) -> str:
     w, left, rh = 900, 240, 30
     hgt = 40 + rh * max(1, len(rows))
@@ -995,12 +1027,13 @@ def render_html(rep: dict) -> str:
           f'<td class="n">{r["runs"]}</td><td class="n">{r["runs_last"]}</td><td>{_change_html(r["change"])}</td>'
           f'<td class="n">{r["hosts"]}</td><td class="n">{r["images"]}</td>'
           f'<td class="n">{100 * r["share_of_failures"]:.1f}%</td><td class="n">{_num(r["gpu_hours"], 1)}</td>'
-          f'<td>{h(r["remedy"], 600)}<details><summary>evidence &amp; runs</summary>{evs}'
+          f'<td>{h(r["remedy"], 600)}{_narrower_html(r)}<details><summary>evidence &amp; runs</summary>{evs}'
           f'<div>drill into: {runs}</div></details></td></tr>')
     a("</tbody></table>")
     if rep["other_failures"]:
         a('<p class="muted">Other failures (not environment causes): ' + ", ".join(
             f'{h(o["category"])} {o["runs"]} (last week {o["runs_last"]})' for o in rep["other_failures"]) + ".</p>")
+        a("".join(_narrower_html(o) for o in rep["other_failures"]))
     bar_rows = [(r["category"], r["runs"], r["runs_last"]) for r in rep["ranking"] if r["runs"] + r["runs_last"] > 0]
     a(svg_bars(bar_rows[:15], rep["week"], rep["previous_week"]))
     a("</section>")
@@ -1178,10 +1211,20 @@ def render_markdown(rep: dict) -> str:
         a("")
         a(f"Remedy: {md(r['remedy'], 600)}")
         a("")
+        for n in r.get("remedies", []):
+            a(f"- {_runs(n['runs'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
         for e in r["evidence"]:
             a(f"- line {md(e.get('line'))}: {md_code(e.get('summary'))}")
         if r["run_ids"]:
             a("- drill into: " + ", ".join(md_code(x, 200) for x in r["run_ids"]))
+        a("")
+    if rep["other_failures"]:
+        a("Other failures (not environment causes): " + ", ".join(
+            f"{md(o['category'])} {o['runs']} (last week {o['runs_last']})" for o in rep["other_failures"]) + ".")
+        a("")
+        for o in rep["other_failures"]:
+            for n in o.get("remedies", []):
+                a(f"- {_runs(n['runs'])} of {md(o['category'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
         a("")
     je = rep["job_errors"]
     a("## Job errors: route to owners")

@@ -4,6 +4,7 @@ Contract:
   RuleSet.load(path=None) -> RuleSet              # default: the packaged rules.yaml
   RuleSet.match(events, meta=None) -> RuleVerdict | None
   RuleSet.hits(events, meta=None) -> dict[rule_id, count]   # classifier features
+  RuleSet.remedy_for(category, texts) -> Remedy | None       # a remedy narrower than the category's
   check(path=None) -> list[str]                   # validation errors; [] = OK (`logml rules check`)
   load_rules() -> RuleSet                         # the packaged rules, cached for the process
 
@@ -255,6 +256,22 @@ class RuleVerdict:
             "category": self.category, "rule_id": self.rule_id, "priority": self.priority,
             "evidence": list(self.evidence), "hits": list(self.hits),
         }
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What to do about one family inside a category (rules.yaml ``remedies``): a CPU without AVX
+    among native crashes, an InfiniBand fault among communication failures, a predictor's OOM among
+    GPU OOMs. It replaces the category's remedy when its verdict's evidence says ``when``."""
+    id: str
+    category: str
+    when: tuple[str, ...]
+    remedy: str
+    description: str = ""
+    # a line of the log that says `when` makes the verdict `unknown` with this remedy, whatever the rest
+    # says: a fault outside the taxonomy (a GPU that failed) that the later errors only follow from
+    decides: bool = False
+    rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -783,8 +800,9 @@ def _cached_prefilter(pattern_rules: Sequence[Rule]):
 
 
 class RuleSet:
-    def __init__(self, rules: Sequence[Rule], version: str = "", source: str = ""):
+    def __init__(self, rules: Sequence[Rule], version: str = "", source: str = "", remedies: Sequence[Remedy] = ()):
         self.rules: tuple[Rule, ...] = tuple(rules)
+        self.remedies: tuple[Remedy, ...] = tuple(remedies)
         self.version = version
         self.source = source
         self.by_id = {r.id: r for r in self.rules}
@@ -809,16 +827,40 @@ class RuleSet:
         # The packaged rules are validated by `logml rules check` and the tests; a file given by
         # hand is validated here, before any log is matched against it.
         rules, errors, version = _build(data, validate=path is not None)
-        if errors:
-            raise ValueError(f"invalid rules file {source}:\n  " + "\n  ".join(errors))
-        return cls(rules, version=version, source=source)
+        remedies, remedy_errors = _build_remedies(data)
+        if errors or remedy_errors:
+            raise ValueError(f"invalid rules file {source}:\n  " + "\n  ".join(errors + remedy_errors))
+        return cls(rules, version=version, source=source, remedies=remedies)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         rules, errors, version = _build(data)
-        if errors:
-            raise ValueError("invalid rules:\n  " + "\n  ".join(errors))
-        return cls(rules, version=version, source="<dict>")
+        remedies, remedy_errors = _build_remedies(data)
+        if errors or remedy_errors:
+            raise ValueError("invalid rules:\n  " + "\n  ".join(errors + remedy_errors))
+        return cls(rules, version=version, source="<dict>", remedies=remedies)
+
+    def remedy_for(self, category: str, texts: Iterable[str]) -> Remedy | None:
+        """The first of ``remedies`` for ``category`` whose ``when`` one of ``texts`` (the verdict's
+        evidence lines) says, else None: the category's own remedy stands."""
+        texts = [t for t in texts if t]
+        for r in self.remedies:
+            if r.category == category and r.rx is not None and any(r.rx.search(t) for t in texts):
+                return r
+        return None
+
+    def deciding_line(self, messages: Sequence[str | None]) -> tuple[Remedy, int] | None:
+        """(remedy, index of the first message that says it) for a ``decides`` remedy, else None.
+        One search over the joined text, not one per line: a 100k-line log costs milliseconds."""
+        deciding = [r for r in self.remedies if r.decides and r.rx is not None]
+        if not deciding or not len(messages):
+            return None
+        joined = "\n".join(" ".join(m.splitlines()) if m else "" for m in messages)
+        found = [(m.start(), r) for r in deciding for m in [r.rx.search(joined)] if m]
+        if not found:
+            return None
+        start, remedy = min(found, key=lambda x: x[0])
+        return remedy, joined.count("\n", 0, start)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -1586,6 +1628,57 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
     return rules, errors, str(data.get("version", ""))
 
 
+_REMEDY_KEYS = {"id", "category", "when", "remedy", "description", "decides"}
+
+
+def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
+    """rules.yaml's ``remedies``: (remedies, errors). Any taxonomy id may have them, ``unknown``
+    too (a GPU that failed under the job has no cause in the taxonomy, but a remedy)."""
+    from pipeline.taxonomy import load_taxonomy
+
+    if not isinstance(data, Mapping):
+        return [], []
+    variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
+    taxonomy = load_taxonomy()
+    out: list[Remedy] = []
+    errors: list[str] = []
+    seen: set[str] = set()
+    for n, spec in enumerate(_as_list(data.get("remedies"))):
+        if not isinstance(spec, Mapping):
+            errors.append(f"remedy #{n}: not a mapping")
+            continue
+        rid = str(spec.get("id", ""))
+        where = f"remedy {rid or '#' + str(n)}"
+        errs: list[str] = []
+        if set(spec) - _REMEDY_KEYS:
+            errs.append(f"unknown keys {sorted(set(spec) - _REMEDY_KEYS)}")
+        if not _ID_RE.match(rid) or rid in seen:
+            errs.append("id must be snake_case and unique")
+        seen.add(rid)
+        if spec.get("category") not in taxonomy:
+            errs.append(f"unknown category {spec.get('category')!r}")
+        text = " ".join(str(spec.get("remedy") or "").split())
+        if not text:
+            errs.append("needs a remedy")
+        when = _patterns("when", spec.get("when"), variables, errs)
+        if not when:
+            errs.append("needs when (patterns)")
+        rx = None
+        try:
+            rx = re.compile("|".join(f"(?:{p})" for p in when), re.IGNORECASE | re.MULTILINE) if when else None
+        except re.error as exc:
+            errs.append(f"when: bad regex: {exc}")
+        decides = bool(spec.get("decides", False))
+        if decides and spec.get("category") != "unknown":
+            errs.append("only a remedy of unknown decides the verdict (a category's are the rules' work)")
+        if errs:
+            errors.extend(f"{where}: {e}" for e in errs)
+            continue
+        out.append(Remedy(id=rid, category=str(spec["category"]), when=when, remedy=text,
+                          description=str(spec.get("description", "")), decides=decides, rx=rx))
+    return out, errors
+
+
 def _weaker(spec: Any, priority: Any, variables: Mapping[str, str], errs: list[str]) -> tuple[tuple[str, ...], int | None]:
     """``weaker: {when: [patterns], priority: N}``: (the patterns, N), errors appended to ``errs``."""
     if spec is None:
@@ -1672,6 +1765,7 @@ def check(path: str | Path | None = None) -> list[str]:
     except (OSError, yaml.YAMLError) as exc:
         return [f"cannot read rules: {exc}"]
     rules, errors, _version = _build(data)
+    errors += _build_remedies(data)[1]
     errors += [f"a key set twice in one mapping (YAML keeps the last silently): {d}" for d in duplicates]
     if errors and not rules:
         return errors

@@ -588,3 +588,39 @@ def test_a_progress_line_whose_failure_words_are_metric_names_is_no_evidence():
     assert not _not_evidence("val_error: 0.1 then CUDA out of memory")
     assert not _not_evidence("CUDA error: 2")
     assert not _not_evidence("[2026/12/01 10:00:01] ppocr ERROR: loss_error: nan, stopping")
+
+
+def test_a_family_with_a_fix_of_its_own_gets_that_remedy_and_a_failed_gpu_gets_one_too(tmp_path):
+    """The category's remedy is generic; an illegal instruction is an old CPU (noavx), and an ECC
+    error is hardware that no category covers: unknown, but with what to do and the line that says it."""
+    from pipeline.predict import predict_paths
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    tax = load_taxonomy()
+    sigill = tmp_path / "sigill.log"
+    sigill.write_text("W1207 10:00:01.000 12 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 7.0\n"
+                      "loading model from /models/ppocr_det\n"
+                      "--------------------------------------\n"
+                      "C++ Traceback (most recent call last):\n"
+                      "--------------------------------------\n"
+                      "0   paddle::AnalysisPredictor::Run()\n"
+                      "----------------------\nError Message Summary:\n----------------------\n"
+                      "FatalError: `Illegal instruction` is detected by the operating system.\n"
+                      "  [TimeInfo: *** Aborted at 1701943201 (unix time) try \"date -d @1701943201\" if you are using GNU date ***]\n"
+                      "  [SignalInfo: *** SIGILL (@0x7f3a2c1d4e10) received by PID 1 (TID 0x7f3a5d2b6740) from PID 0 ***]\n"
+                      "Illegal instruction (core dumped)\n")
+    ecc = tmp_path / "ecc.log"
+    ecc.write_text("".join(f"[2026-12-07 10:{i:02d}:00] epoch 1 step {i * 10} loss {2.5 - i / 50:.4f}\n" for i in range(30))
+                   + "[Mon Dec  7 10:30:02 2026] NVRM: Xid (PCI:0000:3b:00): 48, pid=4121, An uncorrectable double bit "
+                     "error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.\n"
+                   + "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n"
+                     "    loss.backward()\nOSError: (External) CUDA error(214), uncorrectable ECC error encountered. \n"
+                     "  [Hint: 'cudaErrorECCUncorrectable'. This indicates that an uncorrectable ECC error was "
+                     "detected during execution. ] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:259)\n")
+    out_sigill, out_ecc = predict_paths([str(sigill), str(ecc)], models)
+    assert out_sigill["category"] == "native_crash" and out_sigill["remedy_id"] == "cpu_without_avx"
+    assert out_sigill["remedy"] != tax.remedy("native_crash") and "AVX" in out_sigill["remedy"]
+    assert out_ecc["category"] == "unknown" and out_ecc["remedy_id"] == "gpu_hardware_fault"
+    assert any("Xid" in e["text"] or "ECC" in e["text"] for e in out_ecc["evidence"])
+    assert "Drain the node" in out_ecc["remedy"]

@@ -431,3 +431,35 @@ def test_job_errors_are_routed_to_owners_apart_from_the_environment_ranking(tmp_
     assert "Job errors: route to owners" in html_text and "ocr-finetune" in html_text
     assert "## Job errors: route to owners" in md_text and "det\\-train" in md_text
     assert "code_error" not in _md_ranking(md_text) and "code_error" not in _html_ranking(html_text)
+
+
+def test_families_with_a_remedy_of_their_own_are_counted_under_their_category(tmp_path):
+    """Three native crashes this week, two of them illegal instructions (a CPU without AVX): the
+    category's generic remedy is kept and the narrower one is given with its run count."""
+    from pipeline.rules import load_rules
+    from pipeline.taxonomy import load_taxonomy
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    texts = ["FatalError: `Illegal instruction` is detected by the operating system.",
+             "Illegal instruction (core dumped)", "Segmentation fault (core dumped)"]
+    for i, text in enumerate(texts):
+        run_id, start = f"h01/docker/containers/nc{i}", W47 + dt.timedelta(days=8, hours=i)
+        con.execute("""INSERT INTO runs (run_id, host, kind, image, image_tag, exit_code, oom_killed, started_at,
+                                         finished_at, labels, first_ts, last_ts, n_events)
+                       VALUES (?, 'h01', 'docker', ?, ?, 132, false, ?, ?, '{}'::JSON, ?, ?, 3)""",
+                    [run_id, OFF + "2.6.0", "2.6.0", start, start + dt.timedelta(minutes=5), start,
+                     start + dt.timedelta(minutes=5)])
+        con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                                model_confidence, model_version, evidence, alternatives, predicted_at)
+                       VALUES (?, 'native_crash', 0.9, 'rule', NULL, 'native_crash', 0.9, 'test', ?::JSON, '[]', now())""",
+                    [run_id, json.dumps([{"line": 40, "text": text, "template_id": None}])])
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    (row,) = [r for r in rep["ranking"] if r["category"] == "native_crash"]
+    assert row["runs"] == 3 and row["remedy"] == load_taxonomy().remedy("native_crash")
+    avx = load_rules().remedy_for("native_crash", texts[:1])
+    assert row["remedies"] == [{"id": "cpu_without_avx", "runs": 2, "description": avx.description,
+                                "remedy": avx.remedy}]
+    assert all(not r["remedies"] for r in rep["ranking"] if r["category"] != "native_crash")
+    paths = write_report(rep, tmp_path / "out")
+    assert "2 runs, " in paths["md"].read_text() and "2 runs, " in paths["html"].read_text()

@@ -1840,3 +1840,43 @@ def test_nvidia_smi_missing_from_a_container_is_no_driver_reached():
              'failed: unable to start container process: exec: "nvidia-smi": executable file not found in $PATH: unknown.')
     assert RS.match(events([e35]), FAILED).category == "cuda_driver_too_old"
     assert RS.match(events([e35, exec_]), FAILED).category == "gpu_not_visible"
+
+
+def test_a_remedy_narrower_than_the_category_is_chosen_by_what_the_evidence_says():
+    rules = load_rules()
+    ids = [r.id for r in rules.remedies]
+    assert len(ids) == len(set(ids)) and ids
+    assert rules.remedy_for("native_crash", ["Illegal instruction (core dumped)"]).id == "cpu_without_avx"
+    # a segfault is no missing instruction set: the category's remedy stands
+    assert rules.remedy_for("native_crash", ["Segmentation fault (core dumped)"]) is None
+    # a remedy only serves its own category, whatever the line says
+    assert rules.remedy_for("code_error", ["Illegal instruction (core dumped)"]) is None
+    assert rules.remedy_for("distributed_comm_failure", ["NCCL WARN NET/IB : Got completion with error 12"]).id \
+        == "infiniband_fault"
+    assert rules.remedy_for("unknown", ["CUDA error(214), uncorrectable ECC error encountered."]).id \
+        == "gpu_hardware_fault"
+    assert rules.remedy_for("gpu_oom", []) is None
+    for r in rules.remedies:
+        assert r.remedy != load_taxonomy().remedy(r.category)
+
+
+def test_an_uncorrectable_ecc_error_is_hardware_not_a_wrong_device_id():
+    """An ECC error makes the device vanish for the job: what follows is the GPU's fault."""
+    rules = load_rules()
+    lines = ["I1207 10:00:00.000 1 init.cc:89] training on 8 GPUs",
+             "RuntimeError: (External) CUDA error(214), uncorrectable ECC error encountered.",
+             "ValueError: Device id must be less than GPU count, but received id is: 3. GPU count is: 3."]
+    v = rules.match(events_from_lines(lines), {"exit_code": 1})
+    assert v is None or v.category != "gpu_not_visible"
+    assert rules.match(events_from_lines(lines[2:]), {"exit_code": 1}).category == "gpu_not_visible"
+
+
+def test_check_reports_a_broken_remedy():
+    spec = {"rules": [{"id": "a_rule", "category": "disk_full", "priority": 10, "patterns": ["No space left on device"],
+                       "examples": ["OSError: [Errno 28] No space left on device"]}],
+            "remedies": [{"id": "r", "category": "no_such_cause", "when": ["x("], "remedy": ""},
+                         {"id": "s", "category": "disk_full", "when": ["quota"], "remedy": "x", "decides": True}]}
+    with pytest.raises(ValueError) as err:
+        RuleSet.from_dict(spec)
+    assert "unknown category 'no_such_cause'" in str(err.value) and "needs a remedy" in str(err.value)
+    assert "bad regex" in str(err.value) and "remedy s: only a remedy of unknown decides" in str(err.value)
