@@ -292,11 +292,19 @@ WITH img AS (
            try(json_extract_string(r.labels, '$.gpus')) AS l_gpus,
            coalesce(try(json_extract_string(r.labels, '$.job')), try(json_extract_string(r.labels, '$."job-name"')),
                     try(json_extract_string(r.labels, '$.app')),
-                    try(json_extract_string(r.labels, '$."app.kubernetes.io/name"'))) AS job
+                    try(json_extract_string(r.labels, '$."app.kubernetes.io/name"'))) AS job,
+           -- the ranks of one distributed launch: a launcher's log/workerlog.N folder, or the pods of one
+           -- Kubeflow / Volcano job (an app label spans many launches: not one)
+           coalesce(nullif(regexp_extract(r.run_id, '^(.*)/workerlog[.][0-9]+([.]gz)?$', 1), ''),
+                    coalesce(r.namespace, '') || '/' || coalesce(
+                        try(json_extract_string(r.labels, '$."training.kubeflow.org/job-name"')),
+                        try(json_extract_string(r.labels, '$."volcano.sh/job-name"')))) AS launch,
+           r.last_ts
     FROM runs r JOIN """ + RUN_TIME_SQL + """ rt USING (run_id)
     WHERE rt.t >= $prev_start AND rt.t < $end
 )
-SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag, r.job,
+SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag, r.job, r.launch,
+       coalesce(r.last_ts, r.t) AS ended, CAST(NULL AS VARCHAR) AS caused_by,
        r.t, r.dated_by_ingest, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
        r.hours,
        (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%gpu%'
@@ -320,12 +328,38 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
        coalesce(p.category,
                 CASE WHEN coalesce(r.exit_code, 0) <> 0 OR coalesce(r.oom_killed, false)
                      THEN '""" + UNCLASSIFIED + """' ELSE '""" + NO_FAILURE + """' END) AS category,
-       p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence
+       p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence,
+       CAST(NULL AS VARCHAR) AS own_category
 FROM r
 LEFT JOIN predictions p USING (run_id)
 LEFT JOIN _rep_inv i ON i.host = r.host
 LEFT JOIN img ON img.image = r.image
 """
+
+
+# What one rank's failure leaves on its peers (NCCL errors, a collective's timeout, a SIGTERM taken for
+# `unknown`) is not their cause: in a launch where a rank failed of a cause of its own, its peers' runs
+# count under that cause, the earliest to fail first (`caused_by` names it, `own_category` keeps the
+# peer's verdict). `unknown` is a cause of its own only when a deciding remedy says so (a GPU that failed).
+_PEERS_SQL = """
+UPDATE _rep_runs SET caused_by = roots.root, category = roots.root_category
+FROM (SELECT launch, arg_min(run_id, (ended, run_id)) AS root, arg_min(category, (ended, run_id)) AS root_category
+      FROM _rep_runs
+      WHERE launch IS NOT NULL AND (category NOT IN ($comm, $ok, $unknown, $unclassified)
+            OR (category = $unknown AND regexp_matches(coalesce(CAST(evidence AS VARCHAR), ''), $decides)))
+      GROUP BY launch) roots
+WHERE _rep_runs.launch = roots.launch AND _rep_runs.run_id <> roots.root
+  AND _rep_runs.category IN ($comm, $unknown)
+  AND NOT (_rep_runs.category = $unknown AND regexp_matches(coalesce(CAST(_rep_runs.evidence AS VARCHAR), ''), $decides))
+"""
+COMM_FAILURE = "distributed_comm_failure"
+
+
+def _attribute_to_peers(con) -> None:
+    con.execute("UPDATE _rep_runs SET own_category = category")
+    decides = "|".join(f"(?:{p})" for r in load_rules().remedies if r.decides for p in r.when) or "$^"
+    con.execute(_PEERS_SQL, {"comm": COMM_FAILURE, "ok": NO_FAILURE, "unknown": UNKNOWN,
+                             "unclassified": UNCLASSIFIED, "decides": "(?i)" + decides})
 
 
 def _df(con, sql: str, params: dict | list | None = None) -> pd.DataFrame:
@@ -375,6 +409,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
               "prev_start": dt.datetime.combine(prev_start, dt.time())}
     _inventory_relation(con, inventory)
     con.execute(_BASE_SQL, params)
+    _attribute_to_peers(con)
 
     report: dict[str, Any] = {
         "schema": SCHEMA, "week": week, "start": start.isoformat(), "end": end.isoformat(),
@@ -390,7 +425,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                coalesce(sum(hours * gpus) FILTER (is_gpu AND category <> '{NO_FAILURE}'), 0) AS gpu_hours_lost,
                count(*) FILTER (is_gpu AND hours IS NULL) AS gpu_runs_no_duration,
                count(*) FILTER (NOT predicted) AS unpredicted,
-               count(*) FILTER (dated_by_ingest) AS dated_by_ingest
+               count(*) FILTER (dated_by_ingest) AS dated_by_ingest,
+               count(*) FILTER (caused_by IS NOT NULL) AS caused_by_peer
         FROM _rep_runs GROUP BY wk""").set_index("wk")
 
     def hv(wk: str, col: str) -> float:
@@ -414,6 +450,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         "gpu_runs_without_duration": int(hv("this", "gpu_runs_no_duration")),
         "unclassified_runs": int(hv("this", "unpredicted")),
         "runs_dated_by_ingest": int(hv("this", "dated_by_ingest")),
+        # ranks whose errors followed a peer's failure, counted under that peer's cause
+        "runs_caused_by_a_peer": int(hv("this", "caused_by_peer")),
     }
 
     # ---- per-category aggregates (all failure categories, both weeks)
@@ -423,7 +461,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                count(DISTINCT host) FILTER (wk = 'this') AS hosts,
                count(DISTINCT image) FILTER (wk = 'this') AS images,
                coalesce(sum(hours * gpus) FILTER (wk = 'this' AND is_gpu), 0) AS gpu_hours,
-               coalesce(sum(hours * gpus) FILTER (wk = 'last' AND is_gpu), 0) AS gpu_hours_last
+               coalesce(sum(hours * gpus) FILTER (wk = 'last' AND is_gpu), 0) AS gpu_hours_last,
+               count(*) FILTER (wk = 'this' AND caused_by IS NOT NULL) AS peer_runs
         FROM _rep_runs WHERE category <> '{NO_FAILURE}' GROUP BY category""")
     drill = _df(con, f"""
         SELECT category, list(run_id ORDER BY gpu_h DESC NULLS LAST, t DESC, run_id) AS run_ids FROM (
@@ -436,7 +475,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         WITH e AS (
             SELECT category, run_id,
                    unnest(try(from_json(evidence, '[{{"line":"BIGINT","text":"VARCHAR","template_id":"VARCHAR"}}]'))) AS e
-            FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL),
+            FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL
+                 AND caused_by IS NULL),
         g AS (
             SELECT category, coalesce(e.template_id, left(e.text, 200)) AS tid,
                    count(DISTINCT run_id) AS runs, arg_min(left(e.text, 2000), run_id) AS text,
@@ -457,7 +497,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             SELECT category, list(e.text) FROM (
                 SELECT category, run_id,
                        unnest(try(from_json(evidence, '[{{"text":"VARCHAR"}}]'))) AS e
-                FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL)
+                FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL
+                     AND caused_by IS NULL)
             GROUP BY category, run_id""").fetchall()
         for cid, texts in per_run:
             found = rules.remedy_for(cid, texts)
@@ -475,7 +516,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             "category": clean(cid, 120), "title": tax.title(cid) if known else clean(cid, 120),
             "environment": bool(known and tax.is_environment(cid)),
             "runs": int(rec["runs"]), "runs_last": int(rec["runs_last"]),
-            "hosts": int(rec["hosts"]), "images": int(rec["images"]),
+            "hosts": int(rec["hosts"]), "images": int(rec["images"]), "peer_runs": int(rec["peer_runs"]),
             "share_of_failures": round(rec["runs"] / total_failed, 4) if total_failed else 0.0,
             "gpu_hours": round(float(rec["gpu_hours"]), 1), "gpu_hours_last": round(float(rec["gpu_hours_last"]), 1),
             "change": wow_change(int(rec["runs"]), int(rec["runs_last"]), n_this, n_last),
@@ -745,6 +786,8 @@ def _templates(con, params: dict, top: int) -> dict:
 
 
 def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
+    # the runs' own verdicts: a rank's NCCL error counted under its peer's cause is still the model's call
+    con.execute("CREATE OR REPLACE TEMP VIEW _own_runs AS SELECT * REPLACE (own_category AS category) FROM _rep_runs")
     stats = con.execute(f"""
         SELECT wk, count(*) FILTER (predicted) AS classified,
                count(*) FILTER (category = '{UNKNOWN}') AS unknown,
@@ -752,7 +795,7 @@ def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
                count(*) FILTER (predicted AND confidence < {LOW_CONFIDENCE}) AS low_confidence,
                count(*) FILTER (category IS NOT NULL AND model_category IS NOT NULL
                                 AND category <> model_category) AS disagreements
-        FROM _rep_runs GROUP BY wk""").df().set_index("wk")
+        FROM _own_runs GROUP BY wk""").df().set_index("wk")
 
     def sv(wk, col):
         return int(stats.loc[wk, col]) if wk in stats.index else 0
@@ -760,9 +803,9 @@ def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
     def share(wk):
         return round(sv(wk, "unknown") / sv(wk, "failed"), 4) if sv(wk, "failed") else None
 
-    sources = _df(con, """SELECT coalesce(source, 'none') AS source, count(*) AS runs FROM _rep_runs
+    sources = _df(con, """SELECT coalesce(source, 'none') AS source, count(*) AS runs FROM _own_runs
                           WHERE wk = 'this' AND predicted GROUP BY 1 ORDER BY runs DESC, source""")
-    pairs = _df(con, """SELECT category, model_category, count(*) AS runs FROM _rep_runs
+    pairs = _df(con, """SELECT category, model_category, count(*) AS runs FROM _own_runs
                         WHERE wk = 'this' AND model_category IS NOT NULL AND category <> model_category
                         GROUP BY ALL ORDER BY runs DESC, category, model_category LIMIT 10""")
     levels = ", ".join(f"'{x}'" for x in FAILURE_LEVELS)
@@ -774,7 +817,7 @@ def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
                         WHEN model_category IS NOT NULL AND category <> model_category THEN 'disagreement'
                         WHEN confidence < {LOW_CONFIDENCE} THEN 'low confidence'
                         ELSE 'unclassified' END AS reason
-            FROM _rep_runs
+            FROM _own_runs
             WHERE wk = 'this' AND (category IN ('{UNKNOWN}', '{UNCLASSIFIED}')
                   OR (predicted AND category <> '{NO_FAILURE}' AND confidence < {LOW_CONFIDENCE})
                   OR (model_category IS NOT NULL AND category <> model_category))),
@@ -833,6 +876,12 @@ def _svg_open(cid: str, w: int, hgt: int, title: str) -> str:
 
 def _runs(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
+
+
+def _peers_html(row: dict) -> str:
+    n = row.get("peer_runs", 0)
+    return f'<br><span class="muted" title="ranks whose errors followed this failure of a peer in the same launch">' \
+           f'{n} after a peer</span>' if n else ""
 
 
 def _narrower_html(row: dict) -> str:
@@ -999,7 +1048,8 @@ def render_html(rep: dict) -> str:
     a(f'<p class="muted">GPU-hours = duration × GPUs of GPU runs; {hl["gpu_runs_without_duration"]} GPU runs this week '
       f'have no known duration. {hl["unclassified_runs"]} runs have no prediction yet. '
       f'{hl["runs_dated_by_ingest"]} runs carry no timestamp logml reads and are dated by when they were first '
-      f'ingested. '
+      f'ingested. {hl.get("runs_caused_by_a_peer", 0)} runs are ranks whose errors followed a peer\'s failure in '
+      f'the same launch: they count under that peer\'s cause. '
       f'Significance: * p&lt;0.05, ** p&lt;0.01, *** p&lt;0.001 (conditional binomial test on this/last week counts, '
       f'weighted by each week\'s runs).</p></section>')
 
@@ -1024,7 +1074,7 @@ def render_html(rep: dict) -> str:
                       for e in r["evidence"])
         runs = "".join(f"<code>{h(x, 200)}</code> " for x in r["run_ids"])
         a(f'<tr><td class="n">{r["rank"]}</td><td><b>{h(r["category"])}</b><br><span class="muted">{h(r["title"])}</span></td>'
-          f'<td class="n">{r["runs"]}</td><td class="n">{r["runs_last"]}</td><td>{_change_html(r["change"])}</td>'
+          f'<td class="n">{r["runs"]}{_peers_html(r)}</td><td class="n">{r["runs_last"]}</td><td>{_change_html(r["change"])}</td>'
           f'<td class="n">{r["hosts"]}</td><td class="n">{r["images"]}</td>'
           f'<td class="n">{100 * r["share_of_failures"]:.1f}%</td><td class="n">{_num(r["gpu_hours"], 1)}</td>'
           f'<td>{h(r["remedy"], 600)}{_narrower_html(r)}<details><summary>evidence &amp; runs</summary>{evs}'
@@ -1182,6 +1232,10 @@ def render_markdown(rep: dict) -> str:
         a(f"{hl['runs_dated_by_ingest']} runs this week carry no timestamp logml reads: they are dated by when "
           f"they were first ingested.")
         a("")
+    if hl.get("runs_caused_by_a_peer"):
+        a(f"{hl['runs_caused_by_a_peer']} runs this week are ranks whose errors followed a peer's failure in the same "
+          f"launch: they count under that peer's cause.")
+        a("")
     fixes = [f for c in rep["concentration"] for f in c.get("fixes", [])]
     if fixes:
         a("## Concrete fixes")
@@ -1213,6 +1267,9 @@ def render_markdown(rep: dict) -> str:
         a("")
         for n in r.get("remedies", []):
             a(f"- {_runs(n['runs'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
+        if r.get("peer_runs"):
+            a(f"- {_runs(r['peer_runs'])} of these are ranks whose errors followed a peer's failure of this cause "
+              "in the same launch")
         for e in r["evidence"]:
             a(f"- line {md(e.get('line'))}: {md_code(e.get('summary'))}")
         if r["run_ids"]:

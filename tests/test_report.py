@@ -463,3 +463,52 @@ def test_families_with_a_remedy_of_their_own_are_counted_under_their_category(tm
     assert all(not r["remedies"] for r in rep["ranking"] if r["category"] != "native_crash")
     paths = write_report(rep, tmp_path / "out")
     assert "2 runs, " in paths["md"].read_text() and "2 runs, " in paths["html"].read_text()
+
+
+def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
+    """One launch folder: rank 2 runs out of GPU memory first, ranks 0, 1, 3 then report NCCL errors.
+    Another launch whose ranks all report NCCL errors is a communication failure. A Kubeflow job whose
+    worker's GPU fell off the bus: its peers follow that unknown. Each rank keeps its own verdict."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    base = con.execute("SELECT count(*) FROM predictions WHERE category = 'distributed_comm_failure'").fetchone()[0]
+    unknown_before = build_report(con, WEEK, inventory=INVENTORY)["classifier"]["unknown_runs"]
+    day = W47 + dt.timedelta(days=9)
+
+    def add(run_id, category, minutes, evidence, labels=None, namespace=None):
+        start = day + dt.timedelta(hours=1)
+        con.execute("""INSERT INTO runs (run_id, host, kind, namespace, image, image_tag, exit_code, oom_killed,
+                                         started_at, finished_at, labels, first_ts, last_ts, n_events)
+                       VALUES (?, 'h02', 'file', ?, ?, '2.6.0-gpu', 1, false, ?, ?, ?::JSON, ?, ?, 3)""",
+                    [run_id, namespace, OFF + "2.6.0-gpu", start, start + dt.timedelta(minutes=minutes),
+                     json.dumps(labels or {}), start, start + dt.timedelta(minutes=minutes)])
+        con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                                model_confidence, model_version, evidence, alternatives, predicted_at)
+                       VALUES (?, ?, 0.9, 'rule', NULL, ?, 0.9, 'test', ?::JSON, '[]', now())""",
+                    [run_id, category, category, json.dumps([{"line": 9, "text": evidence, "template_id": None}])])
+
+    nccl = "NCCL WARN Net : Connection closed by remote peer"
+    for rank in range(4):
+        add(f"h02/files/llm-a/log/workerlog.{rank}", "gpu_oom" if rank == 2 else "distributed_comm_failure",
+            30 if rank == 2 else 31, "Out of memory error on GPU 2." if rank == 2 else nccl)
+    for rank in range(3):
+        add(f"h02/files/llm-b/log/workerlog.{rank}", "distributed_comm_failure", 20 + rank, nccl)
+    job = {"training.kubeflow.org/job-name": "det-x"}
+    add("h02/pods/ml_det-x-worker-0/paddle/0", "unknown", 10, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has "
+        "fallen off the bus.", job, "ml")
+    add("h02/pods/ml_det-x-worker-1/paddle/0", "distributed_comm_failure", 11, nccl, job, "ml")
+    # the same job name in another namespace is another launch
+    add("h02/pods/dev_det-x-worker-0/paddle/0", "distributed_comm_failure", 11, nccl, job, "dev")
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    rows = {r["category"]: r for r in rep["ranking"] + rep["other_failures"]}
+    assert rows["distributed_comm_failure"]["runs"] == base + 3 + 1
+    assert rows["gpu_oom"]["peer_runs"] == 3 and rows["unknown"]["peer_runs"] == 1
+    assert rep["headline"]["runs_caused_by_a_peer"] == 4
+    # evidence of a cause is its own runs' lines, never a peer's NCCL error
+    assert all("NCCL" not in e["text"] for e in rows["gpu_oom"]["evidence"])
+    # the classifier is judged on each run's own verdict: one unknown more, whatever its peers count under
+    assert rep["classifier"]["unknown_runs"] == unknown_before + 1
+    paths = write_report(rep, tmp_path / "out")
+    assert "3 after a peer" in paths["html"].read_text()
+    assert "3 runs of these are ranks" in paths["md"].read_text()
