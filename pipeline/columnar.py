@@ -311,7 +311,7 @@ def _timestamps(con, batch, rows, codes, table, refs) -> pa.Array:
     n = len(rows)
     kind = table[codes, _S_KIND]
     us, ok = np.zeros(n, np.int64), np.zeros(n, bool)
-    header = kind != 0
+    header = (kind != 0) & (batch.env_len[rows] <= 0)   # the envelope's clock first (normalize.shape_ts); -1: none
     use_env = ~header
     if header.any():
         h = np.flatnonzero(header)

@@ -318,17 +318,11 @@ class TemplateMiner:
         # same cluster order, hence the same as a whole tree's (building all ~9k cost a cold predict 0.15 s)
         self._unbuilt: dict[int, list[Template]] = {}
         for tpl in sorted(templates, key=lambda t: t.cluster_id):
-            if not match_only:
-                self._restore(tpl)
-                continue
-            self._unbuilt.setdefault(len(self.drain.get_content_as_tokens(tpl.initial_template)), []).append(tpl)
-            self._key_of[tpl.cluster_id] = tpl.template_key
-            self._initial[tpl.cluster_id] = tpl.initial_template
-            self.drain.clusters_counter = max(self.drain.clusters_counter, tpl.cluster_id)
-            if self.join_variable_runs:
-                shape = variable_runs_shape(tuple(tpl.template.split(" ")) if tpl.template else ())
-                self._shape_of[tpl.cluster_id] = shape
-                self._by_shape.setdefault(shape, set()).add(tpl.cluster_id)
+            self._register(tpl)
+            if match_only:
+                self._unbuilt.setdefault(len(self.drain.get_content_as_tokens(tpl.initial_template)), []).append(tpl)
+            else:
+                self._build(tpl)
 
     @staticmethod
     def settings(params: dict) -> dict:
@@ -343,23 +337,26 @@ class TemplateMiner:
     def from_params(cls, templates: Sequence[Template], params: dict) -> TemplateMiner:
         return cls(templates, **cls.settings(params))
 
-    def _restore(self, tpl: Template) -> None:
+    def _register(self, tpl: Template) -> None:
+        """What the miner knows of a template without its place in Drain's tree."""
+        self.drain.clusters_counter = max(self.drain.clusters_counter, tpl.cluster_id)
+        self._key_of[tpl.cluster_id] = tpl.template_key
+        self._initial[tpl.cluster_id] = tpl.initial_template
+        self._reshape(tpl.cluster_id, tuple(tpl.template.split(" ")) if tpl.template else ())
+
+    def _build(self, tpl: Template) -> None:
         # The tree path is built from the initial tokens, exactly as Drain3 built it when the
         # cluster was created; the cluster then carries its current (generalised) tokens.
         cluster = LogCluster(self.drain.get_content_as_tokens(tpl.initial_template), tpl.cluster_id)
         self.drain.id_to_cluster[tpl.cluster_id] = cluster
         self.drain.add_seq_to_prefix_tree(self.drain.root_node, cluster)
         cluster.log_template_tokens = tuple(tpl.template.split(" ")) if tpl.template else ()
-        self.drain.clusters_counter = max(self.drain.clusters_counter, tpl.cluster_id)
-        self._key_of[tpl.cluster_id] = tpl.template_key
-        self._initial[tpl.cluster_id] = tpl.initial_template
-        self._reshape(cluster)
 
-    def _reshape(self, cluster: LogCluster) -> None:
+    def _reshape(self, cid: int, tokens: Sequence[str]) -> None:
         """Keep the shape index in step with the cluster's current template."""
         if not self.join_variable_runs:
             return
-        cid, shape = cluster.cluster_id, variable_runs_shape(cluster.log_template_tokens)
+        shape = variable_runs_shape(tuple(tokens))
         old = self._shape_of.get(cid)
         if old == shape:
             return
@@ -398,7 +395,7 @@ class TemplateMiner:
                 self._key_of[cid] = key
                 self._initial[cid] = initial
             if change != "none":
-                self._reshape(cluster)
+                self._reshape(cid, cluster.log_template_tokens)
             keys.append(self._key_of[cid])
         return keys
 
@@ -406,7 +403,7 @@ class TemplateMiner:
         """Match-only (predict): never creates or changes a template."""
         if self._unbuilt:
             for tpl in self._unbuilt.pop(len(self.drain.get_content_as_tokens(masked)), ()):
-                self._restore(tpl)
+                self._build(tpl)
         cluster = self.drain.match(masked, full_search_strategy="fallback")
         if cluster is None and self.join_variable_runs:
             same = self._by_shape.get(variable_runs_shape(self.drain.get_content_as_tokens(masked)))

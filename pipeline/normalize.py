@@ -20,10 +20,13 @@ ppdet, paddlenlp, fleet), ISO/RFC 3339 timestamps with optional Python-logging l
 ("LAUNCH INFO 2026-..."/"INFO 2026-... launch.py:1] "), "[INFO] ", "INFO:root:", Python warnings
 ("/x.py:12: UserWarning: msg" -> WARNING, message "UserWarning: msg").  A header-less line gets
 a level only from its first word (Error:, ERROR, FatalError, Traceback, ValueError:, ...).
-``ts`` is the header timestamp as ISO 8601 ("2026-11-29T20:06:47.123456", a zone suffix only if
-the header has one), else the envelope timestamp.  Headers without a year (GLOG, "[11/29 ...]")
-take the year of the chunk's first envelope timestamp (December/January rollover handled); with
-no envelope the line's ts stays None.  ANSI escapes are removed; a line with carriage returns
+An event's ``ts`` is the envelope timestamp (docker's or CRI's: the runtime's clock, in UTC) when
+the line has one, else the header timestamp as ISO 8601 ("2026-11-29T20:06:47.123456", a zone
+suffix only if the header has one).  A header's time is the container's local time with no zone
+(a job in Asia/Shanghai prints UTC+8): beside the envelope it would move a run across days and
+weeks, and a run whose lines mix the two would last hours longer than it did.  ``parse_line``
+returns the header's own timestamp: headers without a year (GLOG, "[11/29 ...]") take the year of
+the envelope timestamp (December/January rollover handled), and give None without one.  ANSI escapes are removed; a line with carriage returns
 keeps its last overwrite (progress bars).  Blank lines outside blocks produce no event.
 
 Blocks (grouped per stream: a line of the other stream inside a traceback is its own event):
@@ -70,7 +73,7 @@ ROW_FIELDS = ("seq", "last_seq", "line_no", "n_lines", "ts", "stream", "level", 
 EVENT_COLUMNS = [
     "line_no",   # int: 1-based physical line of the event's first line in its file
     "n_lines",   # int: logical lines grouped into this event
-    "ts",        # str | None: header timestamp (ISO 8601) if present, else the envelope timestamp
+    "ts",        # str | None: the envelope timestamp if the line has one, else the header's (ISO 8601)
     "stream",    # str | None
     "level",     # "DEBUG" | "INFO" | "WARNING" | "ERROR" | "FATAL" | None
     "kind",      # "line" | "py_traceback" | "cpp_traceback" | "error_summary"
@@ -427,7 +430,13 @@ def _opens_block(text: str, fam: int, level: str | None) -> bool:
 
 
 def shape_ts(line: str, shape: tuple, env_ts: str | None, ref_ts: str | None) -> str | None:
-    """The event ts of a line of this shape: what ingest's SQL computes (kept identical by tests)."""
+    """The event ts of a line of this shape: what ingest's SQL computes (kept identical by tests):
+    the envelope's when there is one, else the header's."""
+    return env_ts if env_ts else _shape_header_ts(line, shape, env_ts, ref_ts)
+
+
+def _shape_header_ts(line: str, shape: tuple, env_ts: str | None, ref_ts: str | None) -> str | None:
+    """What the header of a line of this shape says (``parse_line``'s ts), by position."""
     kind, d0, dlen, tm0, tm1, comma = shape[6:]
     if kind == DATE_ENV:
         return env_ts
@@ -469,7 +478,7 @@ def line_shape(line: str) -> tuple | None:
     # the representative must come out of the positions exactly as the line-by-line parser has it
     ctx = _SHAPE_CHECK_CTX
     ts, lvl, msg, fam2 = _parse_fast(line, _SHAPE_CHECK_ENV, ctx) or _parse_slow(line, _SHAPE_CHECK_ENV, ctx)
-    if (ts or _SHAPE_CHECK_ENV) != shape_ts(line, shape, _SHAPE_CHECK_ENV, _SHAPE_CHECK_ENV) \
+    if (ts or _SHAPE_CHECK_ENV) != _shape_header_ts(line, shape, _SHAPE_CHECK_ENV, _SHAPE_CHECK_ENV) \
             or lvl != level or msg.rstrip() != text or fam2 != fam:
         return None
     return shape
@@ -743,6 +752,8 @@ class Normalizer:
                     fam = fam_none
             else:
                 text = line[m.end():].rstrip()
+            if env_ts:   # the runtime's clock (UTC) over a header's naive local time: see `ts`
+                ts = env_ts
             # ---- routing ----
             if open_:
                 process((seq, line_no, stream, ts, level, text, fam))

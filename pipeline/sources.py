@@ -31,7 +31,8 @@ from (chunk.resume_offset, chunk.resume_line): in the last chunk it also steps o
 
 Problem reasons. Discovery: bad_metadata (config.v2.json / sidecar unreadable, not JSON, unusable values),
 unrecognized_path (a file outside <host>/docker/containers/, <host>/pods/ and <host>/files/),
-bad_inventory. Reading: invalid_utf8, nul_bytes, line_too_long (detail = original byte length),
+bad_inventory. Reading: invalid_utf8 (detail "decoded as GB18030" for a line read as GBK Chinese),
+nul_bytes, line_too_long (detail = original byte length),
 malformed_json, malformed_cri (detail = first 200 chars; the line is skipped), cri_partial_unterminated,
 docker_partial_unterminated, truncated_gzip, unreadable, binary, offset_beyond_end. Problem.line is the
 1-based physical line (None for file-level problems).
@@ -329,13 +330,16 @@ def _view_runs(views: list, builders: dict, base: str, local: bool, url, problem
         builders[run_id].add(0, lf)
 
 
-def check_root(root: str) -> None:
-    """Raise FileNotFoundError unless root is a folder (before a warehouse is created for it)."""
+def check_root(root: str):
+    """(filesystem, folder path) of root; FileNotFoundError unless root is a folder (checked before a
+    warehouse is created for it)."""
     import fsspec.core
 
     fs, base = fsspec.core.url_to_fs(root)
-    if not fs.isdir(base.rstrip("/") or "/"):
+    base = base.rstrip("/") or "/"
+    if not fs.isdir(base):
         raise FileNotFoundError(f"log root not found or not a folder: {root}")
+    return fs, base
 
 
 def discover(root: str) -> tuple[list[Run], list[Problem]]:
@@ -346,11 +350,7 @@ def discover(root: str) -> tuple[list[Run], list[Problem]]:
     or sidecar that cannot be read or parsed is a Problem (reason "bad_metadata"); its run is still
     returned. Raises FileNotFoundError if root does not exist.
     """
-    import fsspec.core
-
-    check_root(root)
-    fs, base = fsspec.core.url_to_fs(root)
-    base = base.rstrip("/") or "/"
+    fs, base = check_root(root)
     protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
     local = "file" in protocols or "local" in protocols
 
@@ -635,6 +635,21 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 # Windows tools (PowerShell's `>` and Out-File, Notepad's "Unicode") write UTF-16 with a byte-order mark.
 _UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+# two CJK ideographs in a row: a Chinese word, which a Latin-1 or random byte decoded as GB18030 rarely makes
+_CJK_WORD = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]{2}")
+# what GB18030 decodes stray bytes to besides ideographs: private use, rare blocks, box drawing, Hangul
+_NOT_CHINESE = re.compile("[\ue000-\uf8ff\u2500-\u257f\uac00-\ud7af\u0080-\u024f\ufffd]")
+
+
+def legacy_cjk(raw: bytes) -> str | None:
+    """``raw`` decoded as GB18030 (a superset of GBK and GB2312) when it reads as Chinese, else None."""
+    try:
+        text = raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    return text if _CJK_WORD.search(text) and not _NOT_CHINESE.search(text) else None
 
 
 class _Utf16:
@@ -1074,8 +1089,7 @@ class _Reader:
                 try:
                     lines.append(b.decode("utf-8"))
                 except UnicodeDecodeError:
-                    lines.append(b.decode("utf-8", "replace"))
-                    self.acc.problem(nline + i + 1, "invalid_utf8")
+                    lines.append(self._not_utf8(b, nline + i + 1))
             return lines, bl, b"\x00" in data, b"\r" in data
         lines = text.split("\n")
         if terminated:
@@ -1105,8 +1119,18 @@ class _Reader:
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
-            self.acc.problem(no, "invalid_utf8")
-            return raw.decode("utf-8", "replace")
+            return self._not_utf8(raw, no)
+
+    def _not_utf8(self, raw: bytes, no: int) -> str:
+        """A line that is no UTF-8: Chinese in GB18030 / GBK (a Windows console's or editor's code page,
+        Paddle's largest user base) is read as such; anything else has U+FFFD for its bad bytes. Either
+        way the line is reported (invalid_utf8, the detail says which)."""
+        text = legacy_cjk(raw)
+        if text is not None:
+            self.acc.problem(no, "invalid_utf8", "decoded as GB18030")
+            return text
+        self.acc.problem(no, "invalid_utf8")
+        return raw.decode("utf-8", "replace")
 
     # -- plain ------------------------------------------------------------------------------------
     def plain(self, data: bytes, off: int, nline: int, terminated: bool = True) -> tuple[int, int]:

@@ -343,22 +343,38 @@ def test_header_families(line, ts, level, message, fam):
     df = one([line], ts=[ENV])
     assert len(df) == 1
     row = df.iloc[0]
-    assert (row.ts, row.level, row.message, row.kind, row.n_lines) == (ts, level, message, "line", 1)
+    # the envelope's clock is the event's; the header's is the line's own (parse_line)
+    assert (row.ts, row.level, row.message, row.kind, row.n_lines) == (ENV, level, message, "line", 1)
     # parse_line agrees with the (inlined) normalizer fast path
     p_ts, p_level, p_msg, p_fam = parse_line(line, ENV)
     assert (p_ts or ENV, p_level, p_msg.strip(), p_fam) == (ts, level, message, fam)
+    # without an envelope, a header with a full date gives the event's ts; a year-less one none
+    bare = one([line]).ts[0]
+    assert bare == parse_line(line)[0] and (bare is None or bare == ts)
 
 
 def test_year_from_envelope_or_none():
     glog = "I1129 20:06:47.123456 12345 file.cc:42] x"
     assert one([glog]).ts[0] is None                       # no envelope: no invented year
     assert parse_line(glog)[0] is None
-    assert one([glog], ts=["2024-11-29T20:06:47Z"]).ts[0] == "2024-11-29T20:06:47.123456"
+    assert parse_line(glog, "2024-11-29T20:06:47Z")[0] == "2024-11-29T20:06:47.123456"
     # a December header with a January envelope belongs to the previous year
     assert parse_line("I1231 23:59:59.900000 1 f.cc:1] x", "2027-01-01T00:00:01Z")[0] == "2026-12-31T23:59:59.900000"
     assert one(["[11/29 20:15:39] ppdet.engine INFO: x"]).ts[0] is None
-    # a full-date header keeps its own timestamp even with an envelope
-    assert one(["[2026/11/28 10:00:00] ppocr INFO: x"], ts=[ENV]).ts[0] == "2026-11-28T10:00:00"
+    # a full-date header gives the event's ts without an envelope, the envelope's clock with one
+    assert one(["[2026/11/28 10:00:00] ppocr INFO: x"]).ts[0] == "2026-11-28T10:00:00"
+    assert one(["[2026/11/28 10:00:00] ppocr INFO: x"], ts=[ENV]).ts[0] == ENV
+
+
+def test_a_container_on_local_time_keeps_the_runtimes_utc_clock():
+    """A job in Asia/Shanghai prints UTC+8 in its headers; CRI stamps each line in UTC. The event
+    is when the runtime saw it: a run whose plain and GLOG lines mix the two clocks would otherwise
+    last 8 hours longer than it did, and one that ends near midnight UTC would change weeks."""
+    lines = ["W1207 07:59:58.000000 1 init.cc:1] start", "epoch 1 loss 0.3",
+             "[2026-12-07 08:00:03,100] [    INFO] - saved", "I1207 08:00:04.000000 1 f.cc:1] done"]
+    env = ["2026-12-06T23:59:58.100000000Z", "2026-12-07T00:00:01.000000000Z", "2026-12-07T00:00:03.200000000Z",
+           "2026-12-07T00:00:04.100000000Z"]
+    assert one(lines, ts=env).ts.tolist() == env
     # no header at all: the envelope timestamp
     assert one(["plain"], ts=[ENV]).ts[0] == ENV
 
@@ -519,7 +535,7 @@ def test_glog_check_failure_and_signal_dump():
     assert df.kind.tolist() == ["line", "cpp_traceback", "line"]
     ev = df.iloc[1]
     assert ev.message == "Check failed: numel() * SizeOf(dtype()) <= memory_size() (1024 vs. 512)"
-    assert ev.level == "FATAL" and ev.ts == "2026-11-29T20:06:47.123456" and ev.n_lines == 10
+    assert ev.level == "FATAL" and ev.ts == ENV and ev.n_lines == 10
     assert "*** SIGABRT" in ev.text
     df = one(SIGSEGV)
     assert df.kind.tolist() == ["cpp_traceback"]

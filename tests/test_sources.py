@@ -407,6 +407,22 @@ def test_invalid_utf8_is_replaced_and_reported(tmp_path):
     assert out.lines == ["ok", "caf\ufffd"] and reasons(out) == ["invalid_utf8"]
 
 
+def test_chinese_in_gbk_is_read_as_chinese_and_reported(tmp_path):
+    """A log written on a Chinese Windows machine (code page 936) or saved by an editor in GBK: its
+    lines are read as the Chinese they are, not replaced, and each is still reported with how it was
+    read. A Latin-1 line is not taken for Chinese."""
+    msg = "错误：找不到指定的模块 paddle_inference.dll"
+    f = LogFile(write(tmp_path / "p.log", b"start\n" + msg.encode("gbk") + b"\nDonn\xe9es \xe0 M\xfcller\n"),
+                "plain", 0, False)
+    out = read_all(f)
+    assert out.lines == ["start", msg, "Donn\ufffdes \ufffd M\ufffdller"]
+    assert [(p.reason, p.line, p.detail) for p in out.problems] == [
+        ("invalid_utf8", 2, "decoded as GB18030"), ("invalid_utf8", 3, "")]
+    c = LogFile(write(tmp_path / "0.log", cri("ok") + f"{TS} stderr F ".encode() + msg.encode("gb18030") + b"\n"),
+                "cri", 0, False)
+    assert read_all(c).lines == ["ok", msg]
+
+
 def test_nul_bytes_are_stripped_and_reported(tmp_path):
     f = LogFile(write(tmp_path / "p.log", b"a\n\x00\x00\x00b\x00\nc\n"), "plain", 0, False)
     out = read_all(f)
