@@ -1860,6 +1860,19 @@ def test_a_remedy_narrower_than_the_category_is_chosen_by_what_the_evidence_says
         assert r.remedy != load_taxonomy().remedy(r.category)
 
 
+def test_a_gpu_that_failed_decides_the_verdict_from_the_line_that_says_it():
+    rules = load_rules()
+    messages = ["epoch 3 step 100 loss 0.2", None,
+                "sxm-a800-022:611283:612004 [5] enqueue.cc:1100 NCCL WARN Cuda failure 'uncorrectable NVLink error "
+                "detected during the execution'", "NVRM: Xid (PCI:0000:b7:00): 74, pid=1, NVLink: fatal error"]
+    remedy, index = rules.deciding_line(messages)
+    assert remedy.id == "gpu_hardware_fault" and index == 2
+    # an application's own fault reported by the driver (Xid 13, 31, 43) is no hardware fault
+    assert rules.deciding_line(["NVRM: Xid (PCI:0000:b7:00): 31, pid=1, Ch 00000008, intr 00000000. MMU Fault",
+                                "NVRM: Xid (PCI:0000:b7:00): 13, Graphics Exception", "ECC errors: 0"]) is None
+    assert rules.deciding_line([]) is None
+
+
 def test_an_uncorrectable_ecc_error_is_hardware_not_a_wrong_device_id():
     """An ECC error makes the device vanish for the job: what follows is the GPU's fault."""
     rules = load_rules()
