@@ -84,6 +84,9 @@ class Verdict:
     rule_evidence: list[dict] = field(default_factory=list)   # the deciding rule's matches
     focus_lines: list[int] = field(default_factory=list)      # the run's last error
     expert: str = "rules"             # which model's probabilities decided: rules (with rule tokens) | text
+    # (remedy, event index) of a fault outside the taxonomy a line states (rules.yaml remedies `decides`),
+    # set by Predictor.explain
+    fault: tuple | None = None
 
 
 def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
@@ -203,12 +206,13 @@ class Predictor:
         """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
         that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
         lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
-        decided = self.rules.deciding_line(list(events["message"])) if len(events) else None
+        decided = self.rules.deciding_line(events["message"]) if len(events) else None
         if decided is not None and verdict.category != UNKNOWN:
             # a fault outside the taxonomy (the GPU failed): the errors after it are its consequences
             guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
             others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
             verdict = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
+        verdict = replace(verdict, fault=decided)
         lines = self.evidence(events, verdict)
         if lines or verdict.category in (UNKNOWN, "no_failure") or _speaks_of_failure(events):
             return verdict, lines
@@ -293,8 +297,7 @@ class Predictor:
         line of the log may (a GPU's Xid in the kernel log, an ECC error before the crash), and that
         line joins ``lines``."""
         found = self.rules.remedy_for(verdict.category, [e["text"] for e in lines])
-        decided = self.rules.deciding_line(list(events["message"])) if verdict.category == UNKNOWN and len(events) \
-            else None
+        decided = verdict.fault if verdict.category == UNKNOWN else None
         if found is None and decided is not None:
             found, i = decided
             line_no, message = list(events["line_no"])[i], list(events["message"])[i]
