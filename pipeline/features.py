@@ -19,11 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pipeline.rules import (
     FAILURE_KINDS,
     PY_FRAME,
     ended_well,
+    load_rules,
     progressed_after,
     run_tail,
     with_shell_status,
@@ -244,6 +246,16 @@ CONTEXT_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _FAILED_EXIT = re.compile(r"(?i)exit(?:ed)? (?:with )?(?:code|status):? *-?[1-9]\d*\b|Exited \([1-9]\d*\)")
 _CONTEXT_RX = tuple((tok, re.compile(pat, re.M)) for tok, pat in CONTEXT_PATTERNS)
+# facts that rules.yaml's vars define, read by the rules and as context tokens here: a GPU that failed under
+# the job (its errors after it are consequences), a job the scheduler or the platform ended (a job that was
+# working when it came is no bug of its own; a hang it ended is)
+VAR_TOKENS = (("gpu_failed", "GPU_LOST"), ("sched_ended", "SCHEDULER_DEADLINE"))
+
+
+@lru_cache(maxsize=1)
+def _var_rx() -> tuple:
+    found = load_rules().vars
+    return tuple((tok, re.compile(found[name], re.M | re.I)) for tok, name in VAR_TOKENS if name in found)
 _IPY_FRAME = re.compile(r"^(\S+\.py) in \S+\(", re.M)
 _SITE = re.compile(r"(?:site|dist)-packages[\\/]+([\w.-]+)")
 _EXC = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|NotMet|Warning|Exit|Interrupt)|MemoryError|KeyError|"
@@ -376,7 +388,7 @@ def focus_and_context(levels: Sequence, kinds: Sequence, messages: Sequence[str]
 
     scan = sorted(set(keep[-CONTEXT_RELEVANT:]) | set(range(min(n, CONTEXT_SCAN))))
     blob = "\n".join((texts[i] or messages[i] or "")[:4000] for i in scan)
-    tokens = [tok for tok, rx in _CONTEXT_RX if rx.search(blob)]
+    tokens = [tok for tok, rx in (*_CONTEXT_RX, *_var_rx()) if rx.search(blob)]
     tokens.extend(version_facts(blob))
     tokens.append("error_survived" if survived else "no_error" if last_err is None else f"last_{kinds[last_err]}")
     # (never in a run its exit status or its last line says failed)

@@ -206,7 +206,7 @@ class Predictor:
         """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
         that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
         lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
-        decided = self.rules.deciding_line(events["message"]) \
+        decided = self.rules.deciding_line(events["message"], verdict.category) \
             if len(events) and verdict.category != "no_failure" else None
         if decided is not None and verdict.category != UNKNOWN:
             # a fault outside the taxonomy (the GPU failed): the errors after it are its consequences

@@ -626,7 +626,10 @@ def test_a_family_with_a_fix_of_its_own_gets_that_remedy_and_a_failed_gpu_gets_o
     assert "Drain the node" in out_ecc["remedy"]
 
 
-def test_a_job_the_scheduler_ended_is_unknown_with_what_to_do_and_a_run_that_went_on_stays_healthy(tmp_path):
+def test_a_job_the_scheduler_ended_gets_what_to_do_and_a_run_that_went_on_stays_healthy(tmp_path):
+    """A time limit decides nothing (a hang it ends has a cause of its own), but an unknown verdict
+    whose evidence is the scheduler's line gets the scheduler's remedy; a preempted job that was
+    resumed and finished is healthy."""
     from pipeline.predict import predict_paths
     models = ROOT / "pipeline" / "models"
     if not (models / "model.json").exists():
@@ -635,17 +638,12 @@ def test_a_job_the_scheduler_ended_is_unknown_with_what_to_do_and_a_run_that_wen
                     for i in range(40))
     ended = tmp_path / "slurm-884213.out"
     ended.write_text(steps + "slurmstepd: error: *** STEP 884213.0 ON gpu-n07 CANCELLED AT 2026-12-07T08:40:01 "
-                             "DUE TO TIME LIMIT ***\n"
-                     "gpu-n07:611283:612004 [5] NCCL WARN Net : Connection closed by remote peer 10.0.0.8<45123>\n"
-                     "Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n"
-                     "    loss.backward()\nOSError: (External) NCCL error(6), remote process exited or there was a "
-                     "network error.\n")
+                             "DUE TO TIME LIMIT ***\n")
     resumed = tmp_path / "resumed.log"
     resumed.write_text("Pod is evicted: spot instance gpu-spot-a10-14 was preempted (termination notice received)\n"
                        + steps + "[2026-12-07 08:41:00,000] [    INFO] - Training completed. Saving model to output/\n"
                        + "exit code: 0\n")
     out_ended, out_resumed = predict_paths([str(ended), str(resumed)], models)
     assert out_ended["category"] == "unknown" and out_ended["remedy_id"] == "scheduler_ended_job"
-    assert out_ended["evidence"][0]["text"].startswith("slurmstepd: error: *** STEP 884213.0")
-    assert out_ended["alternatives"] and out_ended["alternatives"][0]["category"] != "unknown"
+    assert any(e["text"].startswith("slurmstepd: error: *** STEP 884213.0") for e in out_ended["evidence"])
     assert out_resumed["category"] == "no_failure" and out_resumed["remedy_id"] is None

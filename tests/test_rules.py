@@ -1867,6 +1867,14 @@ def test_a_gpu_that_failed_decides_the_verdict_from_the_line_that_says_it():
                 "detected during the execution'", "NVRM: Xid (PCI:0000:b7:00): 74, pid=1, NVLink: fatal error"]
     remedy, index = rules.deciding_line(messages)
     assert remedy.id == "gpu_hardware_fault" and index == 2
+    assert rules.deciding_line(messages, "code_error")[1] == 2
+    # a cause a GPU cannot make stands; so does a job that had no GPU to lose
+    assert rules.deciding_line(messages, "disk_full") is None
+    assert rules.deciding_line([*messages, "RuntimeError: PaddlePaddle is not compiled with CUDA"], "gpu_not_visible") \
+        is None
+    # a time limit decides nothing: a hang it ends has a cause of its own
+    assert rules.deciding_line(["slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2026-12-07T08:40:01 DUE TO TIME "
+                                "LIMIT ***"]) is None
     # an application's own fault reported by the driver (Xid 13, 31, 43) is no hardware fault
     assert rules.deciding_line(["NVRM: Xid (PCI:0000:b7:00): 31, pid=1, Ch 00000008, intr 00000000. MMU Fault",
                                 "NVRM: Xid (PCI:0000:b7:00): 13, Graphics Exception", "ECC errors: 0"]) is None
@@ -1889,7 +1897,10 @@ def test_check_reports_a_broken_remedy():
                        "examples": ["OSError: [Errno 28] No space left on device"]}],
             "remedies": [{"id": "r", "category": "no_such_cause", "when": ["x("], "remedy": ""},
                          {"id": "s", "category": "disk_full", "when": ["quota"], "remedy": "x", "decides": True}]}
+    spec["remedies"].append({"id": "t", "category": "unknown", "when": ["x"], "remedy": "x", "overrides": ["no_failure"],
+                             "decides": True})
     with pytest.raises(ValueError) as err:
         RuleSet.from_dict(spec)
+    assert "remedy t: overrides must be failure categories" in str(err.value)
     assert "unknown category 'no_such_cause'" in str(err.value) and "needs a remedy" in str(err.value)
     assert "bad regex" in str(err.value) and "remedy s: only a remedy of unknown decides" in str(err.value)
