@@ -213,7 +213,8 @@ class Predictor:
             guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
             others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
             verdict = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
-        verdict = replace(verdict, fault=decided)
+        if decided is not None:
+            verdict = replace(verdict, fault=decided)
         lines = self.evidence(events, verdict)
         if lines or verdict.category in (UNKNOWN, "no_failure") or _speaks_of_failure(events):
             return verdict, lines

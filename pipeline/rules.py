@@ -1223,6 +1223,10 @@ _CI_JOB_SUCCEEDED = re.compile(r"^\s*Job succeeded\s*$")   # GitLab's last line 
 # "EXIT_CODE=1", "return code 0"); pip's "│ exit code: 1" of a build subprocess has its box in front, and
 # /usr/bin/time's "Exit status: 0" is mostly a rerun's, timed to show its memory
 _STATUS_LINE = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?(?:exit|return)[ _-]?code\s*[:=]?\s*(-?\d+)\s*$", re.I)
+# a wrapper's last word on what it ran: "[run.sh] done rc=0", "job finished, rc: 1" (a bare "rc=1" after a
+# look-around's `echo rc=$?` is not the job's: a word of ending must come first)
+_WRAPPER_RC = re.compile(r"\b(?:done|finished|exited|completed|ended)\b[^\n]{0,40}?\b(?:rc|returncode)\s*[:=]\s*(-?\d+)\s*$",
+                         re.I)
 
 
 # nvidia-smi's memory use of a GPU: its table's "23790MiB / 24576MiB", --query-gpu's CSV "24121 MiB, 24576 MiB"
@@ -1368,8 +1372,8 @@ def shell_status(messages) -> int | None:
         if _CI_JOB_SUCCEEDED.match(line):
             return 0
         low = line.lower()
-        if "xit" in low or " with " in line or "return" in low or "退出码" in line:
-            tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line)
+        if "xit" in low or " with " in line or "return" in low or "退出码" in line or "rc" in low:
+            tool = _TOOL_EXITED.search(line) or _STATUS_LINE.match(line) or _WRAPPER_RC.search(line)
             if tool and not _in_last_state(msgs, i):
                 code = int(next(g for g in tool.groups() if g is not None))
                 return 128 - code if code < 0 else code   # the launcher's -9 is a SIGKILL: 137

@@ -343,12 +343,12 @@ def test_a_failure_verdict_nothing_supports_is_unknown_and_evidence_cites_the_li
     paste = tmp_path / "paste.txt"
     paste.write_text("Please help, training stops:\nTraceback (most recent call last):\n"
                      '  File "train.py", line 9, in <module>\n    x = paddle.to_tensor(data)\n'
-                     "OSError: (External) CUDA error(214), uncorrectable ECC error encountered.\n")
+                     "OSError: (External) CUDA error(700), an illegal memory access was encountered.\n")
     events, _ = read_log_events(str(paste))
     block_line = events["line_no"][events["kind"].index("py_traceback")]
     cited = Verdict("native_crash", 0.6, "rule", "r", None, None, [],
-                    rule_evidence=[{"line": block_line, "text": "OSError: (External) CUDA error(214), uncorrectable "
-                                                            "ECC error encountered.", "rule": "r"}])
+                    rule_evidence=[{"line": block_line, "text": "OSError: (External) CUDA error(700), an illegal "
+                                                            "memory access was encountered.", "rule": "r"}])
     verdict, lines = predictor.explain(events, cited)
     assert block_line == 2 and verdict is cited and lines[0]["line"] == 5
 

@@ -1904,3 +1904,12 @@ def test_check_reports_a_broken_remedy():
     assert "remedy t: overrides must be failure categories" in str(err.value)
     assert "unknown category 'no_such_cause'" in str(err.value) and "needs a remedy" in str(err.value)
     assert "bad regex" in str(err.value) and "remedy s: only a remedy of unknown decides" in str(err.value)
+
+
+def test_a_wrappers_done_rc_line_is_the_runs_exit_status():
+    from pipeline.rules import shell_status
+    assert shell_status(["retrying once", "2024-02-15 08:13:40 [run.sh] done rc=0"]) == 0
+    assert shell_status(["job finished, rc: 3"]) == 3
+    # a look-around's own status, or an rc that is no ending's, is not the run's
+    assert shell_status(["$ ldconfig -p | grep nccl ; echo rc=$?", "rc=1"]) is None
+    assert shell_status(["config: rc=0.5 lr=0.01"]) is None
