@@ -226,7 +226,11 @@ def runs(db: Optional[str] = typer.Option(None), host: Optional[str] = typer.Opt
     """Container runs in the warehouse."""
     from pipeline import store
     with store.connect(_db(db), read_only=True) as con:
-        _print_frame(store.list_runs(con, host, image, limit), as_json, "runs")
+        frame = store.list_runs(con, host, image, limit)
+    if not as_json and "confidence" in frame.columns:
+        # an unknown's number is its closest guess's: in a table it reads as a sure verdict (--json keeps it)
+        frame["confidence"] = frame["confidence"].astype(object).where(frame["category"] != "unknown", None)
+    _print_frame(frame, as_json, "runs")
 
 
 @app.command()
@@ -367,10 +371,11 @@ def _print_verdict(result: dict) -> None:
     if result["category"] == UNKNOWN:
         # an unknown's confidence is that of the model's "none of these" or of a guess under the floor:
         # "unknown (confidence 0.85)" read as 85% sure and then "not sure", so no number here (--json has it)
-        console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]unknown[/bold] "
-                      f"(no known cause is likely enough, {result['source']})")
-        if others:
-            console.print(f"  closest known causes: {alternatives}")
+        why = _UNKNOWN_BECAUSE.get(result.get("reason") or "", _UNKNOWN_BECAUSE["below_floor"])
+        console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]unknown[/bold] ({why}, {result['source']})")
+        if others and result.get("reason") not in ("nothing_to_read",):
+            console.print(f"  {'the model guessed' if result.get('reason') in ('foreign', 'fault') else 'closest known causes'}: "
+                          f"{alternatives}")
     else:
         console.print(f"[bold]{escape(result['path'])}[/bold]: [bold]{result['category']}[/bold] "
                       f"(confidence {result['confidence']:.2f}, {result['source']})")
@@ -381,6 +386,17 @@ def _print_verdict(result: dict) -> None:
         where = f"line {ev['line']}" if ev["line"] is not None else "run"  # None: the container metadata
         console.print(f"  {where}: {escape(ev['text'].splitlines()[0][:200] if ev['text'] else '')}")
     console.print(f"  remedy: {escape(result['remedy'])}")
+
+
+# what `logml predict` says of an unknown verdict, by its reason (predict.Verdict.reason)
+_UNKNOWN_BECAUSE = {
+    "below_floor": "no known cause is likely enough",
+    "foreign": "the log shows no sign of an ML job, so no cause is given",
+    "failed_but_reads_healthy": "the container failed but the log reads healthy",
+    "no_evidence": "no line of the log supports a cause",
+    "nothing_to_read": "nothing to read: the log is empty or holds no text",
+    "fault": "a fault outside the known causes, see the remedy",
+}
 
 
 @app.command()

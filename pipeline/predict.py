@@ -87,6 +87,9 @@ class Verdict:
     # (remedy, event index) of a fault outside the taxonomy a line states (rules.yaml remedies `decides`),
     # set by Predictor.explain
     fault: tuple | None = None
+    # why an `unknown` is unknown: below_floor | foreign (no sign of an ML job) | failed_but_reads_healthy |
+    # no_evidence (a failure guess no line supports) | nothing_to_read | fault (a fault outside the taxonomy)
+    reason: str | None = None
 
 
 def ranked(classes: list[str], proba) -> list[tuple[str, float]]:
@@ -149,11 +152,14 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     if known_failed and cat == "no_failure":
         # the container said it failed; a log that reads healthy does not overrule that
         alts = [a for a in alts if a["category"] not in (UNKNOWN, "no_failure")][:3]
-        return Verdict(UNKNOWN, alts[0]["confidence"] if alts else 0.0, source, None, model_cat, model_conf, alts)
+        return Verdict(UNKNOWN, alts[0]["confidence"] if alts else 0.0, source, None, model_cat, model_conf, alts,
+                       reason="failed_but_reads_healthy")
     if conf < combiner.floor or cat == UNKNOWN or (foreign and not (cat == "no_failure" and ended_well)):
         # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
         alts = [a for a in alts if a["category"] != UNKNOWN][:3]
-        return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
+        reason = "foreign" if foreign and conf >= combiner.floor and cat != UNKNOWN else "below_floor"
+        return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts,
+                       reason=reason)
     return Verdict(cat, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
 
 
@@ -179,7 +185,7 @@ class Predictor:
         if not len(events) and rule_verdict is None and exit_code(meta) is None:
             # nothing to read and no exit status (an empty file, a binary one): the model's guess on no
             # text is its prior, not a verdict (a silent container that exited 0 is still healthy)
-            return Verdict(UNKNOWN, 0.0, "model")
+            return Verdict(UNKNOWN, 0.0, "model", reason="nothing_to_read")
         feats = run_features(events, meta, rule_verdict.tokens() if rule_verdict else ())
         record = feats.record()
         proba = self.model.predict_proba(record)
@@ -206,21 +212,30 @@ class Predictor:
         """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
         that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
         lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
-        decided = self.rules.deciding_line(events["message"], verdict.category) \
-            if len(events) and verdict.category != "no_failure" else None
+        decided = None
+        if len(events) and verdict.category != "no_failure":
+            messages = events["message"]
+            decided = self.rules.deciding_line(messages, None if verdict.category == UNKNOWN else verdict.category)
+            if decided is None and verdict.category != UNKNOWN:
+                # beyond its consequences, the fault decides where the run's last error is the fault's own
+                # line (CUDA error 214 read as an old driver's error)
+                anywhere = self.rules.deciding_line(messages)
+                last = set(verdict.focus_lines[-2:])
+                if anywhere is not None and list(events["line_no"])[anywhere[1]] in last:
+                    decided = anywhere
         if decided is not None and verdict.category != UNKNOWN:
             # a fault outside the taxonomy (the GPU failed): the errors after it are its consequences
             guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
             others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
             verdict = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
         if decided is not None:
-            verdict = replace(verdict, fault=decided)
+            verdict = replace(verdict, fault=decided, reason="fault")
         lines = self.evidence(events, verdict)
         if lines or verdict.category in (UNKNOWN, "no_failure") or _speaks_of_failure(events):
             return verdict, lines
         guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]
         others = [a for a in verdict.alternatives if a["category"] not in (verdict.category, UNKNOWN)]
-        unsure = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3])
+        unsure = replace(verdict, category=UNKNOWN, rule_id=None, alternatives=(guess + others)[:3], reason="no_evidence")
         return unsure, self.evidence(events, unsure)
 
     def evidence(self, events, verdict: Verdict, limit: int = 5) -> list[dict]:
@@ -298,11 +313,15 @@ class Predictor:
         lines choose a narrower remedy; for ``unknown``, whose evidence is only the last error, any
         line of the log may (a GPU's Xid in the kernel log, an ECC error before the crash), and that
         line joins ``lines``."""
-        found = self.rules.remedy_for(verdict.category, [e["text"] for e in lines])
-        decided = verdict.fault if verdict.category == UNKNOWN else None
-        if found is None and decided is not None:
-            found, i = decided
-            line_no, message = list(events["line_no"])[i], list(events["message"])[i]
+        # the log's lines as the rules read them: a traceback's frames are in its block's text
+        messages = [t or m for t, m in zip(events["text"], events["message"])] if len(events) else []
+        found = self.rules.remedy_for(verdict.category, [e["text"] for e in lines], messages)
+        said = None
+        if verdict.category == UNKNOWN:
+            said = verdict.fault or (self.rules.first_said(messages, UNKNOWN) if found is None else None)
+        if found is None and said is not None:
+            found, i = said
+            line_no, message = list(events["line_no"])[i], list(events["message"])[i] or messages[i]
             if len(lines) < 5 and all(e["text"] != message for e in lines):   # the line that names the fault
                 lines.insert(0, {"line": (getattr(events, "file_lines", None) or {}).get(line_no, line_no),
                               "text": message[:2000], "template_id": self.miner.match(mask(message.splitlines()[0]))})
@@ -318,6 +337,7 @@ class Predictor:
             "source": verdict.source, "alternatives": verdict.alternatives,
             "evidence": lines, "remedy": remedy, "remedy_id": remedy_id,
             "model_version": self.model_version, "rule_id": verdict.rule_id,
+            "reason": verdict.reason if verdict.category == UNKNOWN else None,
         }
 
 

@@ -271,6 +271,7 @@ class Remedy:
     # a line of the log that says `when` makes the verdict `unknown` with this remedy, whatever the rest
     # says: a fault outside the taxonomy (a GPU that failed) that the later errors only follow from
     decides: bool = False
+    context: tuple[str, ...] = ()     # one must match some line of the log too (the run is a deployment's)
     overrides: tuple[str, ...] = ()   # the verdicts it decides over: the fault's consequences (all when empty)
     unless: tuple[str, ...] = ()      # it decides nothing in a log one of these matches
     rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
@@ -845,39 +846,38 @@ class RuleSet:
             raise ValueError("invalid rules:\n  " + "\n  ".join(errors + remedy_errors))
         return cls(rules, version=version, source="<dict>", remedies=remedies, variables=_variables(data))
 
-    def remedy_for(self, category: str, texts: Iterable[str]) -> Remedy | None:
+    def remedy_for(self, category: str, texts: Iterable[str], messages: Sequence[str | None] = ()) -> Remedy | None:
         """The first of ``remedies`` for ``category`` whose ``when`` one of ``texts`` (the verdict's
-        evidence lines) says, else None: the category's own remedy stands."""
+        evidence lines) says, and whose ``context`` (if any) some line of ``messages`` (the log) says,
+        else None: the category's own remedy stands."""
         texts = [t for t in texts if t]
         for r in self.remedies:
-            if r.category == category and r.rx is not None and any(r.rx.search(t) for t in texts):
+            if r.category == category and r.rx is not None and any(r.rx.search(t) for t in texts) \
+                    and (not r.context or _first_match(messages, r.context) is not None):
                 return r
+        return None
+
+    def first_said(self, messages: Sequence[str | None], category: str) -> tuple[Remedy, int] | None:
+        """(remedy, index of the first message that says it) for the first remedy of ``category`` any
+        line of the log says: an ``unknown`` verdict's evidence is only its last error, and the line
+        that names the fault (a scheduler's time limit) may be elsewhere."""
+        for r in self.remedies:
+            if r.category == category and r.rx is not None:
+                index = _first_match(messages, r.when)
+                if index is not None and (not r.context or _first_match(messages, r.context) is not None):
+                    return r, index
         return None
 
     def deciding_line(self, messages: Sequence[str | None], category: str | None = None) -> tuple[Remedy, int] | None:
         """(remedy, index of the first message that says it) for a ``decides`` remedy that may decide
         over ``category`` (its ``overrides``; any when None) and whose ``unless`` no message says, else
         None. In RE2 over all messages at once (4 ms on a 100k-line log; Python ``re`` took 60 ms)."""
-        deciding = [r for r in self.remedies if r.decides and r.rx is not None
-                    and (category is None or not r.overrides or category in r.overrides)]
-        if not deciding or not len(messages):
-            return None
-        from pipeline.textops import arrow_strings, re2_search
         found = []
-        arr = None
-
-        def first(rx: re.Pattern, patterns: Sequence[str]) -> int | None:
-            nonlocal arr
-            try:
-                arr = arrow_strings(messages) if arr is None else arr
-                mask = re2_search(arr, "|".join(f"(?:{p})" for p in patterns), ignore_case=True)
-                return mask.index(True) if True in mask else None
-            except (ImportError, ValueError, NotImplementedError):   # no pyarrow: the same in Python re
-                return next((i for i, m in enumerate(messages) if m and rx.search(m)), None)
-
-        for r in deciding:
-            index = first(r.rx, r.when)
-            if index is not None and (r.unless_rx is None or first(r.unless_rx, r.unless) is None):
+        for r in self.remedies:
+            if not r.decides or r.rx is None or (category is not None and r.overrides and category not in r.overrides):
+                continue
+            index = _first_match(messages, r.when)
+            if index is not None and (not r.unless or _first_match(messages, r.unless) is None):
                 found.append((index, r))
         if not found:
             return None
@@ -1654,11 +1654,26 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
     return rules, errors, str(data.get("version", ""))
 
 
+def _first_match(messages: Sequence[str | None], patterns: Sequence[str]) -> int | None:
+    """Index of the first message one of ``patterns`` matches (case-insensitive), in RE2 over all of
+    them at once; Python ``re`` where pyarrow or RE2 cannot."""
+    if not len(messages) or not patterns:
+        return None
+    pattern = "|".join(f"(?:{p})" for p in patterns)
+    try:
+        from pipeline.textops import re2_search
+        mask = re2_search(messages, pattern, ignore_case=True)
+        return mask.index(True) if True in mask else None
+    except (ImportError, ValueError, NotImplementedError):
+        rx = re.compile(pattern, re.IGNORECASE)
+        return next((i for i, m in enumerate(messages) if m and rx.search(m)), None)
+
+
 def _variables(data: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in ((data.get("vars") or {}) if isinstance(data, Mapping) else {}).items()}
 
 
-_REMEDY_KEYS = {"id", "category", "when", "remedy", "description", "decides", "overrides", "unless"}
+_REMEDY_KEYS = {"id", "category", "when", "remedy", "description", "decides", "overrides", "unless", "context"}
 
 
 def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
@@ -1705,6 +1720,7 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
         if [c for c in overrides if c not in taxonomy or c in NON_RULE_CATEGORIES]:
             errs.append(f"overrides must be failure categories, not {overrides}")
         unless = _patterns("unless", spec.get("unless"), variables, errs)
+        context = _patterns("context", spec.get("context"), variables, errs)
         if (overrides or unless) and not decides:
             errs.append("overrides and unless are for a remedy that decides")
         unless_rx = None
@@ -1717,7 +1733,7 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
             continue
         out.append(Remedy(id=rid, category=str(spec["category"]), when=when, remedy=text,
                           description=str(spec.get("description", "")), decides=decides, overrides=overrides,
-                          unless=unless, rx=rx, unless_rx=unless_rx))
+                          unless=unless, context=context, rx=rx, unless_rx=unless_rx))
     return out, errors
 
 
@@ -1810,9 +1826,10 @@ def check(path: str | Path | None = None) -> list[str]:
     remedies, remedy_errors = _build_remedies(data)
     errors += remedy_errors
     for r in remedies:   # a deciding remedy is searched over the whole log with RE2
-        for key in ("when", "unless"):
+        for key in ("when", "unless", "context"):
             patterns = getattr(r, key)
-            err = re2_error("(?i:" + "|".join(f"(?:{p})" for p in patterns) + ")") if r.decides and patterns else None
+            searched = r.decides or r.category == "unknown" or key == "context"   # over the whole log, in RE2
+            err = re2_error("(?i:" + "|".join(f"(?:{p})" for p in patterns) + ")") if searched and patterns else None
             if err:
                 errors.append(f"remedy {r.id}: {key}: not RE2-compatible: {err}")
     errors += [f"a key set twice in one mapping (YAML keeps the last silently): {d}" for d in duplicates]

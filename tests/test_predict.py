@@ -574,6 +574,13 @@ def test_an_unsure_verdict_is_printed_with_its_alternatives(capsys):
     unknown = capsys.readouterr().out
     assert "x.log: unknown (no known cause is likely enough, model)" in unknown and "0.85" not in unknown
     assert "closest known causes: file_not_found 0.36, model_version_incompatible 0.30" in unknown
+    # why it is unknown, when that is known: a log with no sign of an ML job, an empty file
+    _print_verdict({**base, "category": "unknown", "confidence": 0.85, "reason": "foreign"})
+    foreign = capsys.readouterr().out
+    assert "no sign of an ML job" in foreign and "the model guessed: file_not_found 0.36" in foreign
+    _print_verdict({**base, "category": "unknown", "confidence": 0.0, "reason": "nothing_to_read"})
+    empty = capsys.readouterr().out
+    assert "nothing to read" in empty and "file_not_found" not in empty
     # piped (not a terminal), a long path and its verdict stay on one line instead of Rich's 80 columns
     deep = "/mnt/logs/" + "/".join(f"node-{i:02d}-folder" for i in range(8)) + "/train.log"
     _print_verdict({**base, "path": deep, "category": "file_not_found", "confidence": 0.93})
@@ -647,3 +654,28 @@ def test_a_job_the_scheduler_ended_gets_what_to_do_and_a_run_that_went_on_stays_
     assert out_ended["category"] == "unknown" and out_ended["remedy_id"] == "scheduler_ended_job"
     assert any(e["text"].startswith("slurmstepd: error: *** STEP 884213.0") for e in out_ended["evidence"])
     assert out_resumed["category"] == "no_failure" and out_resumed["remedy_id"] is None
+
+
+def test_a_gpu_fault_said_after_the_traceback_or_as_the_last_error_decides(tmp_path):
+    """An entrypoint dumps `dmesg | grep -i xid` after the job failed: the Xid line comes last. And a CUDA
+    error 214 read by the model as an old driver's error is the GPU's own word: hardware all the same."""
+    from pipeline.predict import predict_paths
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    after = tmp_path / "xid_after.log"
+    after.write_text("".join(f"epoch 2 step {i} loss 0.{i:03d}\n" for i in range(20))
+                     + "Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n    loss.backward()\n"
+                       "OSError: (External) CUDA error(999), unknown error.\n"
+                       "=== entrypoint: job failed (rc=1), collecting GPU diagnostics ===\n"
+                       "[2394512.118224] NVRM: Xid (PCI:0000:3b:00): 79, pid=48211, GPU has fallen off the bus.\n")
+    ecc = tmp_path / "ecc.log"
+    ecc.write_text("W1201 10:00:00.000000 1 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 8.0, "
+                   "Driver API Version: 12.2, Runtime API Version: 11.8\n"
+                   "----------------------\nError Message Summary:\n----------------------\n"
+                   "ExternalError: CUDA error(214), uncorrectable ECC error encountered.\n"
+                   "  [Hint: 'cudaErrorECCUncorrectable'.] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:259)\n")
+    for out in predict_paths([str(after), str(ecc)], models):
+        assert out["category"] == "unknown" and out["remedy_id"] == "gpu_hardware_fault", out
+        assert out["reason"] == "fault"
+        assert any("Xid" in e["text"] or "ECC" in e["text"] for e in out["evidence"])

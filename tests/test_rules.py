@@ -1856,6 +1856,19 @@ def test_a_remedy_narrower_than_the_category_is_chosen_by_what_the_evidence_says
     assert rules.remedy_for("unknown", ["CUDA error(214), uncorrectable ECC error encountered."]).id \
         == "gpu_hardware_fault"
     assert rules.remedy_for("gpu_oom", []) is None
+    # NCCL's healthy probing of the fabric is no InfiniBand fault; a peer that went away has its own remedy
+    assert rules.remedy_for("distributed_comm_failure", ["NCCL INFO NET/IB : No device found.",
+                                                         "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0"]) is None
+    assert rules.remedy_for("distributed_comm_failure", [
+        "OSError: (External) NCCL error(6), remote process exited or there was a network error."]).id == "peer_exited"
+    # a predictor's OOM only where the log is a deployment's
+    oom = ["ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 1.17GB memory"]
+    assert rules.remedy_for("gpu_oom", oom) is None
+    assert rules.remedy_for("gpu_oom", oom, ["epoch 1 step 3", "predictor = paddle_infer.create_predictor(config)"]).id \
+        == "inference_gpu_oom"
+    # an unknown verdict's remedy may come from any line of the log
+    assert rules.first_said(["step 9", "slurmstepd: error: *** JOB 8 ON n1 CANCELLED AT 2026-12-04T16:00:27 DUE TO "
+                                       "TIME LIMIT ***", "srun: error: n1: task 0: Terminated"], "unknown")[1] == 1
     for r in rules.remedies:
         assert r.remedy != load_taxonomy().remedy(r.category)
 
