@@ -280,7 +280,7 @@ WITH img AS (
     SELECT image, mode(CAST(runtime_api AS VARCHAR)) AS runtime_api FROM runs
     WHERE runtime_api IS NOT NULL AND image IS NOT NULL GROUP BY image
 ), r AS (
-    SELECT r.run_id, r.host, r.image, r.image_tag, r.exit_code, r.oom_killed, r.labels,
+    SELECT r.run_id, r.host, r.image, r.image_tag, r.exit_code, r.oom_killed, r.labels, r.n_events,
            r.runtime_api, r.driver_api, r.compute_capability,
            rt.t, rt.dated_by_ingest,
            CASE WHEN r.started_at IS NOT NULL AND r.finished_at IS NOT NULL
@@ -329,7 +329,13 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
                 CASE WHEN coalesce(r.exit_code, 0) <> 0 OR coalesce(r.oom_killed, false)
                      THEN '""" + UNCLASSIFIED + """' ELSE '""" + NO_FAILURE + """' END) AS category,
        p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence,
-       CAST(NULL AS VARCHAR) AS own_category
+       CAST(NULL AS VARCHAR) AS own_category,
+       -- a run logml could not judge and that shows no failure (an empty file, a server answering requests
+       -- whose log shows no sign of an ML job): unknown, but not a failed run
+       p.category = '""" + UNKNOWN + """' AND coalesce(r.exit_code, 0) = 0 AND NOT coalesce(r.oom_killed, false)
+         AND (coalesce(r.n_events, 0) = 0
+              OR try(json_extract_string(p.alternatives, '$[0].category')) = '""" + NO_FAILURE + """') AS not_judged,
+       CAST(NULL AS BOOLEAN) AS failed
 FROM r
 LEFT JOIN predictions p USING (run_id)
 LEFT JOIN _rep_inv i ON i.host = r.host
@@ -360,6 +366,8 @@ def _attribute_to_peers(con) -> None:
     decides = "|".join(f"(?:{p})" for r in load_rules().remedies if r.decides for p in r.when) or "$^"
     con.execute(_PEERS_SQL, {"comm": COMM_FAILURE, "ok": NO_FAILURE, "unknown": UNKNOWN,
                              "unclassified": UNCLASSIFIED, "decides": "(?i)" + decides})
+    con.execute(f"UPDATE _rep_runs SET failed = category <> '{NO_FAILURE}' AND NOT (coalesce(not_judged, false) "
+                f"AND category = '{UNKNOWN}')")
 
 
 def _df(con, sql: str, params: dict | list | None = None) -> pd.DataFrame:
@@ -419,10 +427,11 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
 
     # ---- headline
     hl = _df(con, f"""
-        SELECT wk, count(*) AS runs, count(*) FILTER (category <> '{NO_FAILURE}') AS failed,
+        SELECT wk, count(*) AS runs, count(*) FILTER (failed) AS failed,
+               count(*) FILTER (category = '{UNKNOWN}' AND NOT failed) AS not_judged,
                count(DISTINCT host) AS hosts,
                coalesce(sum(hours * gpus) FILTER (is_gpu), 0) AS gpu_hours,
-               coalesce(sum(hours * gpus) FILTER (is_gpu AND category <> '{NO_FAILURE}'), 0) AS gpu_hours_lost,
+               coalesce(sum(hours * gpus) FILTER (is_gpu AND failed), 0) AS gpu_hours_lost,
                count(*) FILTER (is_gpu AND hours IS NULL) AS gpu_runs_no_duration,
                count(*) FILTER (NOT predicted) AS unpredicted,
                count(*) FILTER (dated_by_ingest) AS dated_by_ingest,
@@ -452,10 +461,12 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         "runs_dated_by_ingest": int(hv("this", "dated_by_ingest")),
         # ranks whose errors followed a peer's failure, counted under that peer's cause
         "runs_caused_by_a_peer": int(hv("this", "caused_by_peer")),
+        # unknown runs that show no failure (an empty file, a server's requests): not counted as failed
+        "runs_not_judged": int(hv("this", "not_judged")),
     }
 
     # ---- per-category aggregates (all failure categories, both weeks)
-    cats = _df(con, f"""
+    cats = _df(con, """
         SELECT category,
                count(*) FILTER (wk = 'this') AS runs, count(*) FILTER (wk = 'last') AS runs_last,
                count(DISTINCT host) FILTER (wk = 'this') AS hosts,
@@ -463,19 +474,19 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                coalesce(sum(hours * gpus) FILTER (wk = 'this' AND is_gpu), 0) AS gpu_hours,
                coalesce(sum(hours * gpus) FILTER (wk = 'last' AND is_gpu), 0) AS gpu_hours_last,
                count(*) FILTER (wk = 'this' AND caused_by IS NOT NULL) AS peer_runs
-        FROM _rep_runs WHERE category <> '{NO_FAILURE}' GROUP BY category""")
-    drill = _df(con, f"""
+        FROM _rep_runs WHERE failed GROUP BY category""")
+    drill = _df(con, """
         SELECT category, list(run_id ORDER BY gpu_h DESC NULLS LAST, t DESC, run_id) AS run_ids FROM (
             SELECT category, run_id, t, hours * gpus AS gpu_h,
                    row_number() OVER (PARTITION BY category ORDER BY hours * gpus DESC NULLS LAST, t DESC, run_id) AS rn
-            FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}') WHERE rn <= 5
+            FROM _rep_runs WHERE wk = 'this' AND failed) WHERE rn <= 5
         GROUP BY category""")
     drill_map = {r["category"]: list(r["run_ids"]) for r in drill.to_dict("records")}
-    ev = _df(con, f"""
+    ev = _df(con, """
         WITH e AS (
             SELECT category, run_id,
-                   unnest(try(from_json(evidence, '[{{"line":"BIGINT","text":"VARCHAR","template_id":"VARCHAR"}}]'))) AS e
-            FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL
+                   unnest(try(from_json(evidence, '[{"line":"BIGINT","text":"VARCHAR","template_id":"VARCHAR"}]'))) AS e
+            FROM _rep_runs WHERE wk = 'this' AND failed AND evidence IS NOT NULL
                  AND caused_by IS NULL),
         g AS (
             SELECT category, coalesce(e.template_id, left(e.text, 200)) AS tid,
@@ -493,11 +504,11 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     narrower: dict[str, dict[str, int]] = {}
     rules = load_rules()
     if rules.remedies:
-        per_run = con.execute(f"""
+        per_run = con.execute("""
             SELECT category, list(e.text) FROM (
                 SELECT category, run_id,
-                       unnest(try(from_json(evidence, '[{{"text":"VARCHAR"}}]'))) AS e
-                FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}' AND evidence IS NOT NULL
+                       unnest(try(from_json(evidence, '[{"text":"VARCHAR"}]'))) AS e
+                FROM _rep_runs WHERE wk = 'this' AND failed AND evidence IS NOT NULL
                      AND caused_by IS NULL)
             GROUP BY category, run_id""").fetchall()
         for cid, texts in per_run:
@@ -565,8 +576,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     report["daily"] = {"days": days, "series": series}
 
     hm_cats = [r["category"] for r in ranking if r["runs"] > 0][:8]
-    hm = _df(con, f"""
-        WITH f AS (SELECT host, category FROM _rep_runs WHERE wk = 'this' AND category <> '{NO_FAILURE}'),
+    hm = _df(con, """
+        WITH f AS (SELECT host, category FROM _rep_runs WHERE wk = 'this' AND failed),
         top_hosts AS (SELECT host, count(*) AS n FROM f WHERE list_contains($cats, category)
                       GROUP BY host ORDER BY n DESC, host LIMIT 25)
         SELECT f.host, f.category, count(*) AS runs, any_value(top_hosts.n) AS n FROM f JOIN top_hosts USING (host)
@@ -743,7 +754,7 @@ def _templates(con, params: dict, top: int) -> dict:
     # per-run message counts, not the events: n = failure-relevant events of the run and template
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rep_fe AS
-        SELECT r.wk, c.run_id, r.host, r.category, m.template_key, CAST(sum(c.count) AS BIGINT) AS n
+        SELECT r.wk, c.run_id, r.host, r.own_category AS category, m.template_key, CAST(sum(c.count) AS BIGINT) AS n
         FROM message_counts c JOIN _rep_runs r USING (run_id) JOIN messages m USING (message_key)
         WHERE c.level IN ({levels}) OR c.kind LIKE '%traceback%' OR c.kind = 'error_summary'
         GROUP BY ALL""")
@@ -769,12 +780,14 @@ def _templates(con, params: dict, top: int) -> dict:
         WHERE {cond}
         ORDER BY {order} DESC, template_key LIMIT {limit}"""
     limit = max(top, 10)
-    new = _df(con, sql.format(cond="a.runs > 0 AND (t.first_seen IS NULL OR t.first_seen >= $start)",
+    # new: failing runs printed it this week and none last week, and the warehouse never met it before the week
+    # (a template whose lines carry no timestamp has no first_seen: last week's runs decide)
+    new = _df(con, sql.format(cond="a.runs > 0 AND a.runs_last = 0 AND (t.first_seen IS NULL OR t.first_seen >= $start)",
                               order="a.runs", limit=limit), {"wk": "this", "start": params["start"]})
     gone = _df(con, sql.format(cond="a.runs = 0 AND a.runs_last > 0", order="a.runs_last", limit=limit),
                {"wk": "last"})
     counts = con.execute("""
-        SELECT count(*) FILTER (a.runs > 0 AND (t.first_seen IS NULL OR t.first_seen >= $start)),
+        SELECT count(*) FILTER (a.runs > 0 AND a.runs_last = 0 AND (t.first_seen IS NULL OR t.first_seen >= $start)),
                count(*) FILTER (a.runs = 0 AND a.runs_last > 0),
                count(*) FILTER (a.runs > 0)
         FROM (SELECT template_key, count(*) FILTER (wk = 'this') AS runs, count(*) FILTER (wk = 'last') AS runs_last
@@ -1049,7 +1062,8 @@ def render_html(rep: dict) -> str:
       f'have no known duration. {hl["unclassified_runs"]} runs have no prediction yet. '
       f'{hl["runs_dated_by_ingest"]} runs carry no timestamp logml reads and are dated by when they were first '
       f'ingested. {hl.get("runs_caused_by_a_peer", 0)} runs are ranks whose errors followed a peer\'s failure in '
-      f'the same launch: they count under that peer\'s cause. '
+      f'the same launch: they count under that peer\'s cause. {hl.get("runs_not_judged", 0)} runs logml could not '
+      f'judge show no failure (an empty log, a server answering requests): not counted as failed. '
       f'Significance: * p&lt;0.05, ** p&lt;0.01, *** p&lt;0.001 (conditional binomial test on this/last week counts, '
       f'weighted by each week\'s runs).</p></section>')
 
@@ -1231,6 +1245,10 @@ def render_markdown(rep: dict) -> str:
     if hl.get("runs_dated_by_ingest"):
         a(f"{hl['runs_dated_by_ingest']} runs this week carry no timestamp logml reads: they are dated by when "
           f"they were first ingested.")
+        a("")
+    if hl.get("runs_not_judged"):
+        a(f"{hl['runs_not_judged']} runs this week could not be judged and show no failure (an empty log, a server "
+          f"answering requests): they are not counted as failed.")
         a("")
     if hl.get("runs_caused_by_a_peer"):
         a(f"{hl['runs_caused_by_a_peer']} runs this week are ranks whose errors followed a peer's failure in the same "

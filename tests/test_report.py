@@ -512,3 +512,45 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     paths = write_report(rep, tmp_path / "out")
     assert "3 after a peer" in paths["html"].read_text()
     assert "3 runs of these are ranks" in paths["md"].read_text()
+
+
+def test_a_template_without_timestamps_that_failing_runs_printed_last_week_is_not_new(tmp_path):
+    """A plain log's lines carry no timestamp, so its templates have no first_seen: last week's runs
+    decide whether one is new (the tester's NCCL error listed as new with runs_last 3)."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    con.execute("UPDATE templates SET first_seen = NULL, last_seen = NULL")
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    new = rep["templates"]["new"]
+    assert new and all(t["runs_last"] == 0 for t in new)
+    assert rep["templates"]["new_count"] == len(new)
+
+
+def test_an_unknown_run_that_shows_no_failure_is_not_a_failed_run(tmp_path):
+    """An empty log, and a server's log that reads healthy but shows no sign of an ML job, are unknown:
+    logml cannot judge them, but nothing says they failed. An unknown run that exited 1 did fail."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    before = build_report(con, WEEK, inventory=INVENTORY)["headline"]["failed_runs"]["this"]
+    start = W47 + dt.timedelta(days=9, hours=3)
+    for run_id, exit_code, n_events, alternatives in (
+            ("h02/files/jobs/empty/stdout.log", None, 0, []),
+            ("h02/pods/ml_serve-0/server/0", None, 400, [{"category": "no_failure", "confidence": 0.86}]),
+            ("h02/docker/containers/failed-unknown", 1, 30, [{"category": "no_failure", "confidence": 0.5}])):
+        con.execute("""INSERT INTO runs (run_id, host, kind, image, image_tag, exit_code, oom_killed, started_at,
+                                         finished_at, labels, first_ts, last_ts, n_events)
+                       VALUES (?, 'h02', 'file', NULL, NULL, ?, NULL, ?, ?, '{}'::JSON, ?, ?, ?)""",
+                    [run_id, exit_code, start, start + dt.timedelta(hours=1), start, start + dt.timedelta(hours=1),
+                     n_events])
+        con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                                model_confidence, model_version, evidence, alternatives, predicted_at)
+                       VALUES (?, 'unknown', 0.5, 'model', NULL, NULL, NULL, 'test', '[]', ?::JSON, now())""",
+                    [run_id, json.dumps(alternatives)])
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    assert rep["headline"]["failed_runs"]["this"] == before + 1
+    assert rep["headline"]["runs_not_judged"] == 2
+    # the failed unknown beside the fixture's hostile one; the two not judged are not among them
+    unknown = [r for r in rep["ranking"] + rep["other_failures"] if r["category"] == "unknown"]
+    assert unknown[0]["runs"] == 2
