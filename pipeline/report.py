@@ -473,7 +473,10 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                count(DISTINCT image) FILTER (wk = 'this') AS images,
                coalesce(sum(hours * gpus) FILTER (wk = 'this' AND is_gpu), 0) AS gpu_hours,
                coalesce(sum(hours * gpus) FILTER (wk = 'last' AND is_gpu), 0) AS gpu_hours_last,
-               count(*) FILTER (wk = 'this' AND caused_by IS NOT NULL) AS peer_runs
+               count(*) FILTER (wk = 'this' AND caused_by IS NOT NULL) AS peer_runs,
+               -- a distributed launch's ranks fail as one incident
+               count(DISTINCT coalesce(launch, run_id)) FILTER (wk = 'this') AS incidents,
+               count(DISTINCT coalesce(launch, run_id)) FILTER (wk = 'last') AS incidents_last
         FROM _rep_runs WHERE failed GROUP BY category""")
     drill = _df(con, """
         SELECT category, list(run_id ORDER BY gpu_h DESC NULLS LAST, t DESC, run_id) AS run_ids FROM (
@@ -530,7 +533,9 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             "hosts": int(rec["hosts"]), "images": int(rec["images"]), "peer_runs": int(rec["peer_runs"]),
             "share_of_failures": round(rec["runs"] / total_failed, 4) if total_failed else 0.0,
             "gpu_hours": round(float(rec["gpu_hours"]), 1), "gpu_hours_last": round(float(rec["gpu_hours_last"]), 1),
-            "change": wow_change(int(rec["runs"]), int(rec["runs_last"]), n_this, n_last),
+            "incidents": int(rec["incidents"]), "incidents_last": int(rec["incidents_last"]),
+            # week over week in incidents: a 64-rank job that failed once is one failure, not 64
+            "change": wow_change(int(rec["incidents"]), int(rec["incidents_last"]), n_this, n_last),
             "remedy": tax.remedy(cid) if known else "",
             # [{id, runs, description, remedy}]: families of this category with a fix of their own
             "remedies": [{"id": rid, "runs": n, "description": by_id[rid].description, "remedy": by_id[rid].remedy}
@@ -542,7 +547,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             ranking.append(row)
         elif cid != CODE_ERROR:   # the job's own errors have their own section, by owner
             others.append(row)
-    order = lambda r: (-r["runs"], -r["gpu_hours"], -r["runs_last"], r["category"])  # noqa: E731
+    order = lambda r: (-r["incidents"], -r["runs"], -r["gpu_hours"], -r["runs_last"], r["category"])  # noqa: E731
     ranking.sort(key=order)
     others.sort(key=order)
     for i, row in enumerate(ranking, 1):
@@ -892,9 +897,14 @@ def _runs(n: int) -> str:
 
 
 def _peers_html(row: dict) -> str:
-    n = row.get("peer_runs", 0)
-    return f'<br><span class="muted" title="ranks whose errors followed this failure of a peer in the same launch">' \
-           f'{n} after a peer</span>' if n else ""
+    n, k = row.get("peer_runs", 0), row.get("incidents", row.get("runs", 0))
+    out = f'<br><span class="muted">{_incidents(k)}</span>' if k != row.get("runs", 0) else ""
+    return out + (f'<br><span class="muted" title="ranks whose errors followed this failure of a peer in the same '
+                  f'launch">{n} after a peer</span>' if n else "")
+
+
+def _incidents(n: int) -> str:
+    return f"{n} incident" + ("" if n == 1 else "s")
 
 
 def _narrower_html(row: dict) -> str:
@@ -1273,7 +1283,10 @@ def render_markdown(rep: dict) -> str:
         arrow = {"up": "▲", "down": "▼"}.get(c["direction"], "")
         label = c["status"] if c["status"] in ("new", "gone") else _chg(c["change_pct"])
         mark = md(c["mark"])
-        a(f"| {r['rank']} | {md(r['category'])} | {r['runs']} | {r['runs_last']} | {arrow} {label} {mark} | "
+        runs = f"{r['runs']} ({_incidents(r['incidents'])})" if r.get("incidents", r["runs"]) != r["runs"] else r["runs"]
+        runs_last = (f"{r['runs_last']} ({_incidents(r['incidents_last'])})"
+                     if r.get("incidents_last", r["runs_last"]) != r["runs_last"] else r["runs_last"])
+        a(f"| {r['rank']} | {md(r['category'])} | {runs} | {runs_last} | {arrow} {label} {mark} | "
           f"{r['hosts']} | {r['images']} | {100 * r['share_of_failures']:.1f}% | {r['gpu_hours']:,.1f} |")
     a("")
     for r in shown[:10]:
@@ -1285,6 +1298,8 @@ def render_markdown(rep: dict) -> str:
         a("")
         for n in r.get("remedies", []):
             a(f"- {_runs(n['runs'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
+        if r.get("incidents", r["runs"]) != r["runs"]:
+            a(f"- {_runs(r['runs'])} in {_incidents(r['incidents'])}: the ranks of one launch fail as one incident")
         if r.get("peer_runs"):
             a(f"- {_runs(r['peer_runs'])} of these are ranks whose errors followed a peer's failure of this cause "
               "in the same launch")

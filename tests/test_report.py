@@ -504,6 +504,9 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     rows = {r["category"]: r for r in rep["ranking"] + rep["other_failures"]}
     assert rows["distributed_comm_failure"]["runs"] == base + 3 + 1
     assert rows["gpu_oom"]["peer_runs"] == 3 and rows["unknown"]["peer_runs"] == 1
+    # one launch's four ranks are one incident, and week over week counts incidents
+    assert rows["gpu_oom"]["incidents"] == rows["gpu_oom"]["runs"] - 3
+    assert rows["distributed_comm_failure"]["incidents"] == rows["distributed_comm_failure"]["runs"] - 2
     assert rep["headline"]["runs_caused_by_a_peer"] == 4
     # evidence of a cause is its own runs' lines, never a peer's NCCL error
     assert all("NCCL" not in e["text"] for e in rows["gpu_oom"]["evidence"])
@@ -512,6 +515,8 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     paths = write_report(rep, tmp_path / "out")
     assert "3 after a peer" in paths["html"].read_text()
     assert "3 runs of these are ranks" in paths["md"].read_text()
+    n = rows["gpu_oom"]["runs"]
+    assert f"| {n} ({n - 3} incidents) |" in paths["md"].read_text() and f"{n - 3} incidents" in paths["html"].read_text()
 
 
 def test_a_template_without_timestamps_that_failing_runs_printed_last_week_is_not_new(tmp_path):
