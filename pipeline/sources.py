@@ -37,7 +37,8 @@ malformed_json, malformed_cri (detail = first 200 chars; the line is skipped), c
 docker_partial_unterminated, truncated_gzip, unreadable, binary, offset_beyond_end. Problem.line is the
 1-based physical line (None for file-level problems).
 
-Layout notes: besides <file>.log, paddle's launcher output log/workerlog.<N> is read as a plain run; a
+Layout notes: besides <file>.log, paddle's launcher output log/workerlog.<N> and Slurm's slurm-<jobid>.out / .err
+are read as plain runs; a
 CRI <n>.log may have a <n>.log.meta.json sidecar too. Of x.log.1 and x.log.1.gz (logrotate mid-way),
 only the uncompressed one is used. kubelet's /var/log/containers/<pod>_<ns>_<container>-<cid>.log view is
 read only where the pod's own log is not under root (a shipper that copied that folder alone): a run
@@ -142,7 +143,9 @@ _DOCKER_LOG = re.compile(r"^(?P<cid>.+)-json\.log(?:\.(?P<rot>\d+))?(?P<gz>\.gz)
 _CRI_LOG = re.compile(r"^(?P<n>\d+)\.log(?:\.(?P<ts>\d{8}-\d{6}))?(?P<gz>\.gz)?$")
 _OLD_CRI_LOG = re.compile(r"^(?P<container>.+)_(?P<log>\d+\.log(?:\.\d{8}-\d{6})?(?:\.gz)?)$")
 _PLAIN_LOG = re.compile(r"^(?P<base>.+\.log)(?:\.(?P<rot>\d+))?(?P<gz>\.gz)?$")
-_WORKERLOG = re.compile(r"^(?P<base>workerlog\.\d+)(?P<gz>\.gz)?$")  # paddle.distributed.launch output
+# a job's output under a name of its tool's: paddle.distributed.launch's workerlog.<N>, Slurm's default
+# slurm-<jobid>[_<task>].out / .err
+_WORKERLOG = re.compile(r"^(?P<base>workerlog\.\d+|slurm-\d+(?:_\d+)?\.(?:out|err))(?P<gz>\.gz)?$")
 # kubelet's /var/log/containers view: <pod>_<ns>_<container>-<container id>.log, a link to the pod's log
 _KUBELET_VIEW = re.compile(r"^(?P<pod>[^_/]+)_(?P<ns>[^_/]+)_(?P<container>[^/]+)-(?P<cid>[0-9a-f]{64})\.log(?P<gz>\.gz)?$")
 _META_KEYS = ("container_id", "name", "namespace", "pod", "image", "image_tag", "exit_code", "oom_killed",
@@ -248,8 +251,9 @@ _IN_RUNTIME_FOLDER = ("a log inside a container's or pod's folder, where only th
                       "(a job's log folder copied beside it): copy it to <host>/files/<job>/ to have it read")
 _HOST_AS_ROOT = ("the root looks like one host's folder (it holds {}): its runs are filed under a host named "
                  "after that folder; point logml at the folder that holds the host folders")
-_UNNAMED_LOG = ("reads like a log but is not named as one: in <host>/files/ only *.log, *.log.<N>[.gz] and "
-                "workerlog.<N> are read (other files there are taken for a job's side files); rename it to .log")
+_UNNAMED_LOG = ("reads like a log but is not named as one: in <host>/files/ only *.log, *.log.<N>[.gz], "
+                "workerlog.<N> and Slurm's slurm-<jobid>.out / .err are read (other files there are taken for a "
+                "job's side files); rename it to .log")
 _FOLDER_LINK = "a link to a folder outside the root, not followed: point logml at {} or copy it in"
 # the head of a file that is a log's and not a job's side file (a vocabulary, a config, a CSV): a
 # timestamp, a log level, a traceback, a glog prefix

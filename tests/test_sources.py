@@ -685,3 +685,16 @@ def test_kubelet_view_alone_is_read_and_a_link_is_read_once_at_its_target(tmp_pa
     dockershim = by_id[f"n1/containers/infer-1_serving_predictor-{cid_docker}"]
     assert dockershim.kind == "docker" and read_all(dockershim.files[0]).lines == ["ready"]
     assert [(os.path.basename(p.path), p.reason) for p in problems] == [(f"lost-3_ml_paddle-{cid_dangling}.log", "unreadable")]
+
+
+def test_slurms_default_output_names_are_read_as_logs(tmp_path):
+    from pipeline.sources import discover
+    jobs = tmp_path / "hpc-n01" / "files" / "slurm"
+    jobs.mkdir(parents=True)
+    (jobs / "slurm-81400.out").write_text("I1127 09:00:11.000000 1 init.cc:1] start\nTraceback (most recent call last):\n")
+    (jobs / "slurm-81401_3.err").write_text("srun: error: hpc-n01: task 0: Exited with exit code 1\n")
+    (jobs / "results.out").write_text("0.93\n")   # a job's side file, not its log
+    runs, problems = discover(str(tmp_path))
+    assert sorted(r.run_id for r in runs) == ["hpc-n01/files/slurm/slurm-81400.out",
+                                              "hpc-n01/files/slurm/slurm-81401_3.err"]
+    assert not [p for p in problems if "slurm-" in p.path]
