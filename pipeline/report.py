@@ -515,7 +515,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                      AND caused_by IS NULL)
             GROUP BY category, run_id""").fetchall()
         for cid, texts in per_run:
-            found = rules.remedy_for(cid, texts)
+            found = rules.remedy_for(cid, texts, texts)   # the evidence is all of the log the warehouse keeps here
             if found is not None:
                 counts = narrower.setdefault(cid, {})
                 counts[found.id] = counts.get(found.id, 0) + 1
