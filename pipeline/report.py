@@ -1048,7 +1048,7 @@ def render_html(rep: dict) -> str:
     a('<meta name="viewport" content="width=device-width, initial-scale=1">')
     a(f"<title>Fleet reliability report {h(rep['week'])}</title><style>{CSS}</style></head><body>")
     a(f"<h1>Fleet reliability report — {h(rep['week'])}</h1>")
-    a(f'<p class="muted">{h(rep["start"])} to {h(rep["end"])} (UTC, end exclusive), compared with '
+    a(f'<p class="muted">{h(rep["start"])} to {h(rep["end"])} (UTC, end exclusive; a run counts in the week it started), compared with '
       f'{h(rep["previous_week"])}. Generated {h(rep["generated_at"])} · taxonomy {h(rep["taxonomy_version"])}.</p>')
 
     # headline
@@ -1238,7 +1238,8 @@ def render_markdown(rep: dict) -> str:
     a = L.append
     a(f"# Fleet reliability report {md(rep['week'])}")
     a("")
-    a(f"{md(rep['start'])} to {md(rep['end'])} (UTC, end exclusive), compared with {md(rep['previous_week'])}.")
+    a(f"{md(rep['start'])} to {md(rep['end'])} (UTC, end exclusive; a run counts in the week it started), "
+      f"compared with {md(rep['previous_week'])}.")
     a("")
     a("| metric | this week | last week | change |")
     a("|---|---:|---:|---:|")
