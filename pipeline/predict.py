@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pipeline.combine import Combiner
-from pipeline.features import RELEVANT, exit_code, run_features
+from pipeline.features import ERRORISH, RELEVANT, exit_code, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
 from pipeline.paste import Unpaster
@@ -59,11 +59,15 @@ def _speaks_of_failure(events) -> bool:
                for level, kind, message in zip(levels, kinds, events["message"]))
 
 
+# an exception's name and nothing else ("MemoryError:"): Paddle prints it above the message that says what
+_BARE_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Warning)\s*:?\s*$")
+
+
 def _not_evidence(text: str) -> bool:
     """A line that cannot support a cause whatever the model's weights: a setting, a warning's
-    source echo, a separator around a word or two ("----- ERROR LOG DETAIL -----"), or a progress
-    line whose only failure words are metric names ("epoch: 0, loss: 2.28, loss_error: 0.02")."""
-    if _SETTING_OR_ECHO.match(text):
+    source echo, an exception's bare name, a separator around a word or two ("----- ERROR LOG DETAIL -----"),
+    or a progress line whose only failure words are metric names ("epoch: 0, loss: 2.28, loss_error: 0.02")."""
+    if _SETTING_OR_ECHO.match(text) or _BARE_EXCEPTION.match(text):
         return True
     if _FAILURE_METRIC.search(text) and not RELEVANT.search(_FAILURE_METRIC.sub("", text)):
         return True
@@ -258,8 +262,11 @@ class Predictor:
             # after the container metadata (exit 137, OOMKilled) only an error can add to it: a
             # warning the model happens to weigh ("No ccache found") is not why the kernel killed the job
             by_meta = any(line is None for line, _ in chosen)
+            # a line its program printed at INFO (NCCL's "Init COMPLETE", "NET/IB : Using mlx5_0") says what
+            # went right unless it says otherwise in so many words
             cand = [i for i in cand if (kinds[i] != "line" or levels[i] in ("ERROR", "FATAL")
                                         or (not by_meta and RELEVANT.search(messages[i] or "")
+                                            and (levels[i] not in ("INFO", "DEBUG") or ERRORISH.search(messages[i] or ""))
                                             and not self._routine(messages[i] or "", verdict.category)))
                     and not _not_evidence(messages[i] or "")]
             # a traceback's block event carries its exception line as its message: the same sentence
@@ -298,6 +305,15 @@ class Predictor:
             if line in blocks:   # a block is numbered by its first line: cite the line that says it
                 line += _line_in_block(blocks[line], first)
             line = file_lines.get(line, line)
+            if len(chosen) > 1 and _BARE_EXCEPTION.match(first):   # "MemoryError:" above the message that says what
+                continue
+            if any(o["text"].strip() == text.strip() for o in out):   # a summary repeating the exception line
+                continue
+            same = [o for o in out if line is not None and o["line"] == line]
+            if same:   # two matches on one line ("ResourceExhaustedError:" and its message): the fuller one
+                if len(text) > len(same[0]["text"]):
+                    same[0].update(text=text[:2000], template_id=self.miner.match(mask(first)))
+                continue
             out.append({"line": line, "text": text[:2000], "template_id": self.miner.match(mask(first))})
         return out
 

@@ -679,3 +679,35 @@ def test_a_gpu_fault_said_after_the_traceback_or_as_the_last_error_decides(tmp_p
         assert out["category"] == "unknown" and out["remedy_id"] == "gpu_hardware_fault", out
         assert out["reason"] == "fault"
         assert any("Xid" in e["text"] or "ECC" in e["text"] for e in out["evidence"])
+
+
+def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(tmp_path):
+    """The tester's InfiniBand run was cited by NCCL's "Init COMPLETE" and "Using network Socket", and a GPU
+    OOM by "MemoryError:" and the same message twice: none of them says what went wrong beyond the rest."""
+    from pipeline.predict import predict_paths
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    nccl = tmp_path / "rank0.log"
+    nccl.write_text("gpu-b01:12:40 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>\n"
+                    "gpu-b01:12:40 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.5<0>\n"
+                    "gpu-b01:12:40 [0] NCCL INFO Using network IB\n"
+                    "gpu-b01:12:40 [0] NCCL INFO comm 0x55d3 rank 0 nranks 8 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+                    + "".join(f"epoch 1 step {i} loss 0.{i:03d}\n" for i in range(10))
+                    + "gpu-b01:12:44 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+                      "10.0.0.6<45012> with error 12, opcode 0, len 0, vendor err 129\n"
+                      "Traceback (most recent call last):\n  File \"train.py\", line 50, in <module>\n"
+                      "    loss.backward()\nOSError: (External) NCCL error(2), unhandled system error.\n")
+    oom = tmp_path / "oom.log"
+    oom.write_text("Traceback (most recent call last):\n  File \"infer.py\", line 20, in <module>\n"
+                   "    predictor.run()\nMemoryError: \n\n--------------------------------------\n"
+                   "C++ Traceback (most recent call last):\n--------------------------------------\n"
+                   "0   paddle_infer::Predictor::Run()\n\n----------------------\nError Message Summary:\n"
+                   "----------------------\nResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate "
+                   "1.17GB memory on GPU 0, 14.53GB memory has been allocated and available memory is only 88.75MB.\n")
+    out_nccl, out_oom = predict_paths([str(nccl), str(oom)], models)
+    assert out_nccl["evidence"] and not any("NCCL INFO" in e["text"] for e in out_nccl["evidence"])
+    assert out_nccl["remedy_id"] == "infiniband_fault"
+    texts = [e["text"].strip() for e in out_oom["evidence"]]
+    assert out_oom["category"] == "gpu_oom" and texts and "MemoryError:" not in texts
+    assert len(texts) == len(set(texts))
