@@ -553,7 +553,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     for i, row in enumerate(ranking, 1):
         row["rank"] = i
     report["ranking"] = ranking
-    report["ranking_basis"] = "runs affected this week, then GPU-hours lost"
+    report["ranking_basis"] = ("incidents this week (the ranks of one distributed launch are one), then runs affected, "
+                               "then GPU-hours lost")
     report["other_failures"] = others
     report["job_errors"] = _job_errors(con, top)
 
