@@ -15,7 +15,7 @@ from pipeline.features import ERRORISH, RELEVANT, exit_code, run_features
 from pipeline.lean import LeanModel
 from pipeline.mining import Template, TemplateMiner, mask
 from pipeline.paste import Unpaster
-from pipeline.rules import RuleSet, RuleVerdict, describe_meta, run_failed
+from pipeline.rules import RuleSet, RuleVerdict, describe_meta, load_rules, run_failed
 from pipeline.taxonomy import UNKNOWN, load_taxonomy
 
 MODES = ("rules_only", "model_only", "combined")
@@ -176,7 +176,7 @@ class Predictor:
         meta = self.model.meta
         self.combiner = Combiner.from_dict(self.model.classes, meta.get("combiner"))
         self.model_version = meta.get("model_version", "unversioned")
-        self.rules = rules or RuleSet.load()
+        self.rules = rules or load_rules()   # the cached packaged rules: the features read their vars too
         rows = json.loads((self.models_dir / "templates.json").read_text())
         self.miner = TemplateMiner([Template(**row) for row in rows["templates"]], **rows.get("settings", {}),
                                    match_only=True)
