@@ -1560,16 +1560,10 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
     rules: list[Rule] = []
     seen: set[str] = set()
     for order, spec in enumerate(data["rules"]):
-        where = f"rule #{order}"
-        if not isinstance(spec, Mapping):
-            errors.append(f"{where}: not a mapping")
+        entry = _entry("rule", order, spec, _RULE_KEYS, errors)
+        if entry is None:
             continue
-        rid = str(spec.get("id", ""))
-        where = f"rule {rid or '#' + str(order)}"
-        errs: list[str] = []
-        unknown_keys = set(spec) - _RULE_KEYS
-        if unknown_keys:
-            errs.append(f"unknown keys {sorted(unknown_keys)}")
+        rid, where, errs = entry
         if not _ID_RE.match(rid):
             errs.append("id must be snake_case")
         if rid in seen:
@@ -1654,6 +1648,17 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
     return rules, errors, str(data.get("version", ""))
 
 
+def _entry(kind: str, n: int, spec: Any, keys: set[str], errors: list[str]) -> tuple[str, str, list[str]] | None:
+    """(id, where to say an error is, the entry's errors so far) of the n-th rule or remedy of rules.yaml;
+    None (its error appended) when it is not a mapping."""
+    if not isinstance(spec, Mapping):
+        errors.append(f"{kind} #{n}: not a mapping")
+        return None
+    rid = str(spec.get("id", ""))
+    errs = [f"unknown keys {sorted(set(spec) - keys)}"] if set(spec) - keys else []
+    return rid, f"{kind} {rid or '#' + str(n)}", errs
+
+
 def _first_match(messages: Sequence[str | None], patterns: Sequence[str]) -> int | None:
     """Index of the first message one of ``patterns`` matches (case-insensitive), in RE2 over all of
     them at once; Python ``re`` where pyarrow or RE2 cannot."""
@@ -1689,14 +1694,10 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
     errors: list[str] = []
     seen: set[str] = set()
     for n, spec in enumerate(_as_list(data.get("remedies"))):
-        if not isinstance(spec, Mapping):
-            errors.append(f"remedy #{n}: not a mapping")
+        entry = _entry("remedy", n, spec, _REMEDY_KEYS, errors)
+        if entry is None:
             continue
-        rid = str(spec.get("id", ""))
-        where = f"remedy {rid or '#' + str(n)}"
-        errs: list[str] = []
-        if set(spec) - _REMEDY_KEYS:
-            errs.append(f"unknown keys {sorted(set(spec) - _REMEDY_KEYS)}")
+        rid, where, errs = entry
         if not _ID_RE.match(rid) or rid in seen:
             errs.append("id must be snake_case and unique")
         seen.add(rid)

@@ -21,6 +21,14 @@ from pipeline.taxonomy import load_taxonomy
 CLI = [sys.executable, "-m", "pipeline.cli"]
 
 
+def shipped_models() -> Path:
+    """The model shipped in pipeline/models (tests that need no training of their own); skip without one."""
+    models = ROOT / "pipeline" / "models"
+    if not (models / "model.json").exists():
+        pytest.skip("no shipped model in pipeline/models")
+    return models
+
+
 def test_training_reports_every_scheme_for_rules_model_and_combined_and_logs_mlflow(trained):
     metrics = trained["metrics"]
     for scheme in ("real_cv", "real_cv_unseen_rules", "real_test", "simulated_cv", "sim_to_real", "captured_transfer"):
@@ -369,9 +377,7 @@ def test_predict_reads_a_plain_logs_sidecar_and_cites_no_warning_beside_the_meta
     only the sidecar says exit 137, OOMKilled. The shipped model weighs Paddle's start-up warning
     towards host_oom, but a warning is not why the kernel killed the job: not evidence."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     log = tmp_path / "train.log"
     log.write_text("/usr/local/lib/python3.10/dist-packages/paddle/utils/cpp_extension/extension_utils.py:712: "
                    "UserWarning: No ccache found. Please be aware that recompiling all source files may be required. "
@@ -411,9 +417,7 @@ def test_a_log_that_is_no_ml_job_is_not_given_a_cause(tmp_path):
     """A web proxy's or a database's log gets `unknown` with the model's alternatives, never one of
     logml's causes; the same log with a Paddle failure at its end is diagnosed as usual."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     logs = _web_and_database_logs()
     paddle = ["Traceback (most recent call last):", '  File "train.py", line 8, in <module>', "    import paddle",
               "ImportError: libGL.so.1: cannot open shared object file: No such file or directory"]
@@ -601,9 +605,7 @@ def test_a_family_with_a_fix_of_its_own_gets_that_remedy_and_a_failed_gpu_gets_o
     """The category's remedy is generic; an illegal instruction is an old CPU (noavx), and an ECC
     error is hardware that no category covers: unknown, but with what to do and the line that says it."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     tax = load_taxonomy()
     sigill = tmp_path / "sigill.log"
     sigill.write_text("W1207 10:00:01.000 12 gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 7.0\n"
@@ -638,9 +640,7 @@ def test_a_job_the_scheduler_ended_gets_what_to_do_and_a_run_that_went_on_stays_
     whose evidence is the scheduler's line gets the scheduler's remedy; a preempted job that was
     resumed and finished is healthy."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     steps = "".join(f"[2026-12-07 08:{i:02d}:00,000] [    INFO] - loss: {2 - i / 40:.4f}, global_step: {i * 50}\n"
                     for i in range(40))
     ended = tmp_path / "slurm-884213.out"
@@ -660,9 +660,7 @@ def test_a_gpu_fault_said_after_the_traceback_or_as_the_last_error_decides(tmp_p
     """An entrypoint dumps `dmesg | grep -i xid` after the job failed: the Xid line comes last. And a CUDA
     error 214 read by the model as an old driver's error is the GPU's own word: hardware all the same."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     after = tmp_path / "xid_after.log"
     after.write_text("".join(f"epoch 2 step {i} loss 0.{i:03d}\n" for i in range(20))
                      + "Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n    loss.backward()\n"
@@ -685,9 +683,7 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
     """The tester's InfiniBand run was cited by NCCL's "Init COMPLETE" and "Using network Socket", and a GPU
     OOM by "MemoryError:" and the same message twice: none of them says what went wrong beyond the rest."""
     from pipeline.predict import predict_paths
-    models = ROOT / "pipeline" / "models"
-    if not (models / "model.json").exists():
-        pytest.skip("no shipped model in pipeline/models")
+    models = shipped_models()
     nccl = tmp_path / "rank0.log"
     nccl.write_text("gpu-b01:12:40 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.5<0>\n"
                     "gpu-b01:12:40 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.5<0>\n"
