@@ -216,17 +216,14 @@ class Predictor:
         """The verdict and its evidence. A failure verdict with nothing to show for it (not one line
         that speaks of a failure, no container metadata: an endpoints list, a healthy run's progress
         lines) is a guess, not a verdict: ``unknown``, with that guess first among the alternatives."""
-        decided = None
-        if len(events) and verdict.category != "no_failure":
-            messages = events["message"]
-            decided = self.rules.deciding_line(messages, None if verdict.category == UNKNOWN else verdict.category)
-            if decided is None and verdict.category != UNKNOWN:
-                # beyond its consequences, the fault decides where the run's last error is the fault's own
-                # line (CUDA error 214 read as an old driver's error)
-                anywhere = self.rules.deciding_line(messages)
-                last = set(verdict.focus_lines[-2:])
-                if anywhere is not None and list(events["line_no"])[anywhere[1]] in last:
-                    decided = anywhere
+        decided = self.rules.deciding_line(events["message"]) \
+            if len(events) and verdict.category != "no_failure" else None
+        if decided is not None and verdict.category != UNKNOWN and decided[0].overrides \
+                and verdict.category not in decided[0].overrides \
+                and list(events["line_no"])[decided[1]] not in verdict.focus_lines[-2:]:
+            # beyond its consequences, a fault decides only where the run's last error is its own line
+            # (CUDA error 214 read as an old driver's error)
+            decided = None
         if decided is not None and verdict.category != UNKNOWN:
             # a fault outside the taxonomy (the GPU failed): the errors after it are its consequences
             guess = [{"category": verdict.category, "confidence": round(float(verdict.confidence), 4)}]

@@ -275,7 +275,6 @@ class Remedy:
     overrides: tuple[str, ...] = ()   # the verdicts it decides over: the fault's consequences (all when empty)
     unless: tuple[str, ...] = ()      # it decides nothing in a log one of these matches
     rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
-    unless_rx: re.Pattern | None = dc_field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -1555,7 +1554,7 @@ def _build(data: Any, validate: bool = True) -> tuple[list[Rule], list[str], str
     errors: list[str] = []
     if not isinstance(data, Mapping) or not isinstance(data.get("rules"), list):
         return [], ["expected a mapping with a 'rules' list"], ""
-    variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
+    variables = _variables(data)
     taxonomy = load_taxonomy()
     rules: list[Rule] = []
     seen: set[str] = set()
@@ -1688,7 +1687,7 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
 
     if not isinstance(data, Mapping):
         return [], []
-    variables = {str(k): str(v) for k, v in (data.get("vars") or {}).items()}
+    variables = _variables(data)
     taxonomy = load_taxonomy()
     out: list[Remedy] = []
     errors: list[str] = []
@@ -1724,9 +1723,8 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
         context = _patterns("context", spec.get("context"), variables, errs)
         if (overrides or unless) and not decides:
             errs.append("overrides and unless are for a remedy that decides")
-        unless_rx = None
-        try:
-            unless_rx = re.compile("|".join(f"(?:{p})" for p in unless), re.IGNORECASE) if unless else None
+        try:   # searched in RE2, or in Python re where RE2 cannot (rules.check insists on both)
+            re.compile("|".join(f"(?:{p})" for p in unless), re.IGNORECASE)
         except re.error as exc:
             errs.append(f"unless: bad regex: {exc}")
         if errs:
@@ -1734,7 +1732,7 @@ def _build_remedies(data: Any) -> tuple[list[Remedy], list[str]]:
             continue
         out.append(Remedy(id=rid, category=str(spec["category"]), when=when, remedy=text,
                           description=str(spec.get("description", "")), decides=decides, overrides=overrides,
-                          unless=unless, context=context, rx=rx, unless_rx=unless_rx))
+                          unless=unless, context=context, rx=rx))
     return out, errors
 
 
