@@ -25,6 +25,11 @@ from pipeline.mining import MaskCache, TemplateMiner, collapse_digits, mask, tem
     ("tensor [32] to [32, 3, 224, 224]", "tensor <SHAPE> to <SHAPE>"),
     ("en0: BSSID changed to 5c:50:15:36:bc:03", "en0: BSSID changed to <MAC>"),
     ("Session: 30546173_4261722401 initialized", "Session: <ID> initialized"),
+    # one GPU's bus address whichever slot it sits in, and clock times stay durations
+    ("NVRM: Xid (PCI:0000:3b:00): 79, pid=1234", "NVRM: Xid (PCI:<PCI>): <NUM>, pid=<NUM>"),
+    ("NVRM: Xid (PCI:0000:86:00): 79, pid=1234", "NVRM: Xid (PCI:<PCI>): <NUM>, pid=<NUM>"),
+    ("GPU 00000000:3B:00.0: Detected Critical Xid Error", "GPU <PCI>: Detected Critical Xid Error"),
+    ("nvidia 0000:86:00.0: enabling device at 12:30:45.5", "nvidia <PCI>: enabling device at <DUR>"),
 ])
 def test_mask_replaces_variable_tokens(raw, expected):
     assert mask(raw) == expected
@@ -55,7 +60,9 @@ def test_new_masks_keep_the_digit_collapse_key_exact():
     for _ in range(200):
         a = (f"{rng.randint(0, 99):02x}:{rng.randint(0, 99):02d}:5c:{rng.randint(10, 99)}:bc:0{rng.randint(0, 9)} "
              f"lifetime {rng.randint(0, 59):02d}:{rng.randint(0, 59):02d} took {rng.randint(1, 9)}h{rng.randint(1, 59)}m "
-             f"{rng.randint(1, 59)}s shape [{rng.randint(1, 64)}] id {rng.randint(1, 10**8)}_{rng.randint(1, 10**9)}")
+             f"{rng.randint(1, 59)}s shape [{rng.randint(1, 64)}] id {rng.randint(1, 10**8)}_{rng.randint(1, 10**9)} "
+             f"Xid (PCI:0000:{rng.randint(0, 99):02x}:00) nvidia 0000:{rng.randint(10, 99)}:0{rng.randint(0, 9)}.0 "
+             f"bus 0000:3b:{rng.randint(0, 99)}.{rng.randint(0, 7)}")
         b = re.sub(r"\d", lambda m: str(rng.randint(0, 9)), a)
         assert collapse_digits(a) == collapse_digits(b)
         assert mask(a) == mask(b)
