@@ -37,8 +37,11 @@ FACTS = {
     "driver_api": ("Driver API Version", re.compile(r"Driver API Version:\s*([\d.]+)")),
     "runtime_api": ("Runtime API Version", re.compile(r"Runtime API Version:\s*([\d.]+)")),
     "compute_capability": ("Compute Capability", re.compile(r"Compute Capability:\s*([\d.]+)")),
+    # "paddle version: 2.6.2", "paddle.__version__ 2.6.2", "paddlepaddle-gpu==2.6.2", pip's
+    # "paddlepaddle-gpu-2.6.2", "PaddlePaddle 3.0.0", an image "paddlepaddle/paddle:2.6.1-gpu"; not x2paddle's
     "paddle_version": ("addle", re.compile(
-        r"(?i)paddle(?:paddle)?(?:-gpu)?(?:\s+version|\.__version__|==|\s*:)\s*[:=]?\s*v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)")),
+        r"(?i)(?:^|[^\w-])paddle(?:paddle)?(?:[-_]gpu)?(?:\s+inference)?(?:\s+version|\.__version__|==|-|\s*:|\s+)"
+        r"\s*[:=]?\s*v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d*)?)")),
 }
 
 

@@ -300,3 +300,20 @@ def test_a_failed_warehouse_write_is_raised_and_the_writer_thread_stops():
     closer.start()
     closer.join(timeout=10)
     assert not closer.is_alive()
+
+
+@pytest.mark.parametrize("message, version", [
+    ("paddle version: 2.6.2", "2.6.2"), ("paddle.__version__ 2.5.1", "2.5.1"),
+    ("Requirement already satisfied: paddlepaddle-gpu==2.4.2.post117", "2.4.2.post117"),
+    ("Successfully installed paddlepaddle-gpu-2.6.2 protobuf-3.20.2", "2.6.2"),
+    ("PaddlePaddle 3.0.0 works well", "3.0.0"), ("Paddle Inference version: 2.5.0", "2.5.0"),
+    ("pulling paddlepaddle/paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6", "2.6.1"),
+    # other packages' versions are not Paddle's
+    ("x2paddle 1.4.1 converting", None), ("paddle2onnx 1.0.5", None), ("PaddleNLP 2.5.2", None),
+])
+def test_paddle_version_is_read_from_what_paddle_and_pip_print(message, version):
+    from pipeline.ingest import _facts_sql
+    con = duckdb.connect()
+    con.execute("CREATE TABLE batch AS SELECT 'r' AS run_id, 0 AS seq, ? AS message", [message])
+    rows = con.execute(f"SELECT paddle_version FROM ({_facts_sql()})").fetchall()
+    assert (rows[0][0] if rows else None) == version
