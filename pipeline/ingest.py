@@ -236,13 +236,15 @@ def aggregate(con, relation: str = "batch", events=None) -> dict:
 
 
 FILE_COLUMNS = ["file_id", "run_id", "path", "fmt", "rotation", "head_hash", "head_len", "offset_bytes",
-                "lines_read", "events", "status", "first_ingest", "last_ingest", "size_bytes"]
+                "lines_read", "events", "status", "first_ingest", "last_ingest", "size_bytes", "mtime"]
 
 
 def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
     if not rows:
         return
-    files = pd.DataFrame(rows).assign(first_ingest=ingest_id, last_ingest=ingest_id)[FILE_COLUMNS]
+    files = pd.DataFrame(rows).assign(first_ingest=ingest_id, last_ingest=ingest_id)
+    files["mtime"] = pd.to_datetime(files.get("mtime"), unit="s", errors="coerce")
+    files = files[FILE_COLUMNS]
     con.register("batch_files", files)
     try:
         con.execute("""
@@ -252,7 +254,7 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
                 head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
                 lines_read = excluded.lines_read, events = files.events + excluded.events,
                 status = excluded.status, last_ingest = excluded.last_ingest,
-                size_bytes = excluded.size_bytes""")
+                size_bytes = excluded.size_bytes, mtime = coalesce(excluded.mtime, files.mtime)""")
     finally:
         con.unregister("batch_files")
 
@@ -404,7 +406,7 @@ def plan_file(run: sources.Run, logfile: sources.LogFile, manifest_rows, head: b
     else:
         file_id, offset, lines_read = _file_id(run.run_id, head_hash), 0, 0
     state = {"path": logfile.path, "fmt": logfile.fmt, "rotation": logfile.rotation,
-             "head_hash": head_hash, "head_len": len(head), "size_bytes": None}
+             "head_hash": head_hash, "head_len": len(head), "size_bytes": None, "mtime": logfile.mtime}
     return file_id, offset, lines_read, state, size
 
 

@@ -518,17 +518,19 @@ def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: in
             if ev is None:
                 ev = pd.DataFrame(columns=["line_no", "level", "kind", "message", "text"])
             verdict, lines = predictor.explain(ev, predictor.diagnose(ev, metas.get(run_id, {})))
-            predictor.remedy(ev, verdict, lines)   # the line that names an unknown's fault joins its evidence
+            # the line that names an unknown's fault joins its evidence
+            _, remedy_id = predictor.remedy(ev, verdict, lines)
             rows.append({
                 "run_id": run_id, "category": verdict.category, "confidence": float(verdict.confidence),
                 "source": verdict.source, "rule_id": verdict.rule_id, "model_category": verdict.model_category,
                 "model_confidence": verdict.model_confidence, "model_version": predictor.model_version,
                 "evidence": json.dumps(lines, ensure_ascii=False),
-                "alternatives": json.dumps(verdict.alternatives), "ingest_seen": seen.get(run_id)})
+                "alternatives": json.dumps(verdict.alternatives), "ingest_seen": seen.get(run_id),
+                "remedy_id": remedy_id or ""})
         con.register("new_predictions", pd.DataFrame(rows))
         con.execute("""INSERT OR REPLACE INTO predictions
                        SELECT run_id, category, confidence, source, rule_id, model_category, model_confidence,
-                              model_version, evidence::JSON, alternatives::JSON, now(), ingest_seen
+                              model_version, evidence::JSON, alternatives::JSON, now(), ingest_seen, remedy_id
                        FROM new_predictions""")
         con.unregister("new_predictions")
         done += len(ids)

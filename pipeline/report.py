@@ -140,9 +140,13 @@ def week_of(day: dt.date) -> str:
 # A run's time: when its container started, else its first timestamped line, else when an ingest first met
 # it (a log whose lines carry no time the reader understands: Slurm output, a console capture) so that
 # it is counted in some week, and the report says how many were dated that way.
-RUN_TIME_SQL = """(SELECT r.run_id, coalesce(r.started_at, r.first_ts, i.started_at) AS t,
-                          coalesce(r.started_at, r.first_ts) IS NULL AS dated_by_ingest
-                   FROM runs r LEFT JOIN ingests i ON i.ingest_id = r.first_ingest)"""
+# A run is dated by its start, else its first timestamp, else (a log that prints none) its log file's
+# modification time, else (a store that gives none) the ingest that first read it.
+RUN_TIME_SQL = """(SELECT r.run_id, coalesce(r.started_at, r.first_ts, f.mtime, i.started_at) AS t,
+                          coalesce(r.started_at, r.first_ts) IS NULL AND f.mtime IS NOT NULL AS dated_by_file,
+                          coalesce(r.started_at, r.first_ts, f.mtime) IS NULL AS dated_by_ingest
+                   FROM runs r LEFT JOIN ingests i ON i.ingest_id = r.first_ingest
+                   LEFT JOIN (SELECT run_id, max(mtime) AS mtime FROM files GROUP BY run_id) f USING (run_id))"""
 
 
 def default_week(con, today: dt.date | None = None) -> str:
@@ -282,7 +286,7 @@ WITH img AS (
 ), r AS (
     SELECT r.run_id, r.host, r.image, r.image_tag, r.exit_code, r.oom_killed, r.labels, r.n_events,
            r.runtime_api, r.driver_api, r.compute_capability,
-           rt.t, rt.dated_by_ingest,
+           rt.t, rt.dated_by_file, rt.dated_by_ingest,
            CASE WHEN r.started_at IS NOT NULL AND r.finished_at IS NOT NULL
                      AND r.finished_at >= r.started_at
                 THEN date_diff('millisecond', r.started_at, r.finished_at) / 3600000.0
@@ -305,7 +309,7 @@ WITH img AS (
 )
 SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image, r.image_tag, r.job, r.launch,
        coalesce(r.last_ts, r.t) AS ended, CAST(NULL AS VARCHAR) AS caused_by,
-       r.t, r.dated_by_ingest, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
+       r.t, r.dated_by_file, r.dated_by_ingest, CAST(r.t AS DATE) AS day, CASE WHEN r.t >= $start THEN 'this' ELSE 'last' END AS wk,
        r.hours,
        (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%gpu%'
          OR (coalesce(r.image, '') || ' ' || coalesce(r.image_tag, '')) ILIKE '%cuda%'
@@ -328,7 +332,7 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
        coalesce(p.category,
                 CASE WHEN coalesce(r.exit_code, 0) <> 0 OR coalesce(r.oom_killed, false)
                      THEN '""" + UNCLASSIFIED + """' ELSE '""" + NO_FAILURE + """' END) AS category,
-       p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence,
+       p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence, p.remedy_id,
        CAST(NULL AS VARCHAR) AS own_category,
        -- a run logml could not judge and that shows no failure (an empty file, a server answering requests
        -- whose log shows no sign of an ML job): unknown, but not a failed run
@@ -352,20 +356,25 @@ UPDATE _rep_runs SET caused_by = roots.root, category = roots.root_category
 FROM (SELECT launch, arg_min(run_id, (ended, run_id)) AS root, arg_min(category, (ended, run_id)) AS root_category
       FROM _rep_runs
       WHERE launch IS NOT NULL AND (category NOT IN ($comm, $ok, $unknown, $unclassified)
-            OR (category = $unknown AND regexp_matches(coalesce(CAST(evidence AS VARCHAR), ''), $decides)))
+            OR (category = $unknown AND (list_contains($decided, remedy_id)
+                OR (remedy_id IS NULL AND regexp_matches(coalesce(CAST(evidence AS VARCHAR), ''), $decides)))))
       GROUP BY launch) roots
 WHERE _rep_runs.launch = roots.launch AND _rep_runs.run_id <> roots.root
   AND _rep_runs.category IN ($comm, $unknown)
-  AND NOT (_rep_runs.category = $unknown AND regexp_matches(coalesce(CAST(_rep_runs.evidence AS VARCHAR), ''), $decides))
+  AND NOT (_rep_runs.category = $unknown AND (list_contains($decided, _rep_runs.remedy_id)
+           OR (_rep_runs.remedy_id IS NULL
+               AND regexp_matches(coalesce(CAST(_rep_runs.evidence AS VARCHAR), ''), $decides))))
 """
 COMM_FAILURE = "distributed_comm_failure"
 
 
 def _attribute_to_peers(con) -> None:
     con.execute("UPDATE _rep_runs SET own_category = category")
-    decides = "|".join(f"(?:{p})" for r in load_rules().remedies if r.decides for p in r.when) or "$^"
+    remedies = [r for r in load_rules().remedies if r.decides]
+    decides = "|".join(f"(?:{p})" for r in remedies for p in r.when) or "$^"
     con.execute(_PEERS_SQL, {"comm": COMM_FAILURE, "ok": NO_FAILURE, "unknown": UNKNOWN,
-                             "unclassified": UNCLASSIFIED, "decides": "(?i)" + decides})
+                             "unclassified": UNCLASSIFIED, "decides": "(?i)" + decides,
+                             "decided": [r.id for r in remedies] or [""]})
     con.execute(f"UPDATE _rep_runs SET failed = category <> '{NO_FAILURE}' AND NOT (coalesce(not_judged, false) "
                 f"AND category = '{UNKNOWN}')")
 
@@ -434,6 +443,7 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                coalesce(sum(hours * gpus) FILTER (is_gpu AND failed), 0) AS gpu_hours_lost,
                count(*) FILTER (is_gpu AND hours IS NULL) AS gpu_runs_no_duration,
                count(*) FILTER (NOT predicted) AS unpredicted,
+               count(*) FILTER (dated_by_file) AS dated_by_file,
                count(*) FILTER (dated_by_ingest) AS dated_by_ingest,
                count(*) FILTER (caused_by IS NOT NULL) AS caused_by_peer
         FROM _rep_runs GROUP BY wk""").set_index("wk")
@@ -458,6 +468,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         "hosts": {"this": int(hv("this", "hosts")), "last": int(hv("last", "hosts"))},
         "gpu_runs_without_duration": int(hv("this", "gpu_runs_no_duration")),
         "unclassified_runs": int(hv("this", "unpredicted")),
+        # runs whose log prints no timestamp: dated by their log file's modification time, else the ingest
+        "runs_dated_by_file_time": int(hv("this", "dated_by_file")),
         "runs_dated_by_ingest": int(hv("this", "dated_by_ingest")),
         # ranks whose errors followed a peer's failure, counted under that peer's cause
         "runs_caused_by_a_peer": int(hv("this", "caused_by_peer")),
@@ -507,12 +519,18 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     narrower: dict[str, dict[str, int]] = {}
     rules = load_rules()
     if rules.remedies:
+        for cid, rid, n in con.execute("""
+                SELECT category, remedy_id, count(*) FROM _rep_runs
+                WHERE wk = 'this' AND failed AND caused_by IS NULL AND coalesce(remedy_id, '') <> ''
+                GROUP BY ALL""").fetchall():
+            narrower.setdefault(cid, {})[rid] = int(n)
+        # verdicts stored before the warehouse kept their remedy: chosen again from their evidence
         per_run = con.execute("""
             SELECT category, list(e.text) FROM (
                 SELECT category, run_id,
                        unnest(try(from_json(evidence, '[{"text":"VARCHAR"}]'))) AS e
                 FROM _rep_runs WHERE wk = 'this' AND failed AND evidence IS NOT NULL
-                     AND caused_by IS NULL)
+                     AND caused_by IS NULL AND remedy_id IS NULL)
             GROUP BY category, run_id""").fetchall()
         for cid, texts in per_run:
             found = rules.remedy_for(cid, texts, texts)   # the evidence is all of the log the warehouse keeps here
@@ -539,7 +557,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             "remedy": tax.remedy(cid) if known else "",
             # [{id, runs, description, remedy}]: families of this category with a fix of their own
             "remedies": [{"id": rid, "runs": n, "description": by_id[rid].description, "remedy": by_id[rid].remedy}
-                         for rid, n in sorted(narrower.get(cid, {}).items(), key=lambda kv: (-kv[1], kv[0]))],
+                         for rid, n in sorted(narrower.get(cid, {}).items(), key=lambda kv: (-kv[1], kv[0]))
+                         if rid in by_id],   # a remedy the rules have since dropped is the category's
             "evidence": ev_map.get(cid, []),
             "run_ids": [clean(x, 300) for x in drill_map.get(cid, [])],
         }
@@ -1071,8 +1090,9 @@ def render_html(rep: dict) -> str:
     a("</div>")
     a(f'<p class="muted">GPU-hours = duration × GPUs of GPU runs; {hl["gpu_runs_without_duration"]} GPU runs this week '
       f'have no known duration. {hl["unclassified_runs"]} runs have no prediction yet. '
-      f'{hl["runs_dated_by_ingest"]} runs carry no timestamp logml reads and are dated by when they were first '
-      f'ingested. {hl.get("runs_caused_by_a_peer", 0)} runs are ranks whose errors followed a peer\'s failure in '
+      f'{hl.get("runs_dated_by_file_time", 0)} runs carry no timestamp logml reads and are dated by their log '
+      f'file\'s modification time, {hl["runs_dated_by_ingest"]} more by when they were first ingested. '
+      f'{hl.get("runs_caused_by_a_peer", 0)} runs are ranks whose errors followed a peer\'s failure in '
       f'the same launch: they count under that peer\'s cause. {hl.get("runs_not_judged", 0)} runs logml could not '
       f'judge show no failure (an empty log, a server answering requests): not counted as failed. '
       f'Significance: * p&lt;0.05, ** p&lt;0.01, *** p&lt;0.001 (conditional binomial test on this/last week counts, '
@@ -1254,9 +1274,10 @@ def render_markdown(rep: dict) -> str:
     a(f"| GPU-hours lost | {hl['gpu_hours_lost']['this']:,.1f} | {hl['gpu_hours_lost']['last']:,.1f} | "
       f"{_chg(hl['gpu_hours_lost']['change_pct'])} |")
     a("")
-    if hl.get("runs_dated_by_ingest"):
-        a(f"{hl['runs_dated_by_ingest']} runs this week carry no timestamp logml reads: they are dated by when "
-          f"they were first ingested.")
+    if hl.get("runs_dated_by_file_time") or hl.get("runs_dated_by_ingest"):
+        a(f"{hl.get('runs_dated_by_file_time', 0) + hl['runs_dated_by_ingest']} runs this week carry no timestamp "
+          f"logml reads: {hl.get('runs_dated_by_file_time', 0)} are dated by their log file's modification time, "
+          f"{hl['runs_dated_by_ingest']} by when they were first ingested.")
         a("")
     if hl.get("runs_not_judged"):
         a(f"{hl['runs_not_judged']} runs this week could not be judged and show no failure (an empty log, a server "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import duckdb
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Each entry migrates from version i to i+1 (SQL, or a function of the connection and the events
 # root); index 0 creates the schema of version 1.
@@ -69,6 +69,12 @@ MIGRATIONS: list = [
         labeled_at TIMESTAMP);
     """,
     lambda con, events: _events_to_parquet(con, events),
+    # 3: a log file's modification time (dates a run whose log carries no timestamp); the narrower
+    # remedy a verdict's evidence and log chose ('' for the category's own; NULL: predicted before 3)
+    """
+    ALTER TABLE files ADD COLUMN IF NOT EXISTS mtime TIMESTAMP;
+    ALTER TABLE predictions ADD COLUMN IF NOT EXISTS remedy_id VARCHAR;
+    """,
 ]
 
 COPY_ROWS = 1 << 22   # events per Parquet file when a v1 warehouse's events are copied out

@@ -309,28 +309,46 @@ def test_empty_week_does_not_crash(warehouse, tmp_path):
     assert "no failures" in paths["html"].read_text()
 
 
-def test_runs_without_timestamps_are_dated_by_their_first_ingest(tmp_path):
+def test_runs_without_timestamps_are_dated_by_their_file_then_their_first_ingest(tmp_path):
+    import os
+    import shutil
+
     from conftest import write_plain
 
     from pipeline.ingest import ingest
     root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
-    write_plain(root, "hpc01", "slurm-12345", ["srun: error: task 0: Exited with exit code 1",
-                                               "ImportError: libGL.so.1: cannot open shared object file"])
+    undated = write_plain(root, "hpc01", "slurm-12345", ["srun: error: task 0: Exited with exit code 1",
+                                                         "ImportError: libGL.so.1: cannot open shared object file"])
     write_plain(root, "hpc01", "dated", ["2026-11-18 10:00:00 INFO start", "2026-11-18 10:05:00 INFO done"])
+    # the undated log was last written in W47, long before this ingest
+    when = dt.datetime(2026, 11, 19, 12, 0, tzinfo=dt.timezone.utc).timestamp()
+    os.utime(undated, (when, when))
     ingest(str(root), str(db))
     con = store.connect(str(db), read_only=True)
+    rep = build_report(con, "2026-W47")
+    con.close()
+    assert rep["headline"]["runs"]["this"] == 2 and rep["headline"]["runs_dated_by_file_time"] == 1
+    assert rep["headline"]["runs_dated_by_ingest"] == 0
+    paths = write_report(rep, tmp_path / "rep")
+    assert "1 are dated by their log file's modification time" in paths["md"].read_text()
+
+    # a store that tells no modification time: the run is dated by the ingest that first read it
+    shutil.copy(db, tmp_path / "nomtime.duckdb")
+    with store.connect(str(tmp_path / "nomtime.duckdb")) as con:
+        con.execute("UPDATE files SET mtime = NULL")
+    con = store.connect(str(tmp_path / "nomtime.duckdb"), read_only=True)
     today = dt.datetime.now(dt.timezone.utc).date()
-    now_week = week_of(today)
     # the undated run is the newest: the default week steps back from the ingest's (unfinished) week
     assert default_week(con) == week_of(today - dt.timedelta(days=7))
-    rep = build_report(con, now_week)
+    rep = build_report(con, week_of(today))
     dated = build_report(con, "2026-W47")
     con.close()
     assert rep["headline"]["runs"]["this"] == 1 and rep["headline"]["runs_dated_by_ingest"] == 1
     assert dated["headline"]["runs"]["this"] == 1 and dated["headline"]["runs_dated_by_ingest"] == 0
-    paths = write_report(rep, tmp_path / "rep")
-    assert "1 runs this week carry no timestamp" in paths["md"].read_text()
-    assert "1 runs carry no timestamp" in paths["html"].read_text()
+    paths = write_report(rep, tmp_path / "rep2")
+    assert "0 are dated by their log file's modification time, 1 by when they were first ingested" \
+        in paths["md"].read_text()
+    assert "1 more by when they were first ingested" in paths["html"].read_text()
 
 
 def test_text_helpers():
@@ -559,3 +577,35 @@ def test_an_unknown_run_that_shows_no_failure_is_not_a_failed_run(tmp_path):
     # the failed unknown beside the fixture's hostile one; the two not judged are not among them
     unknown = [r for r in rep["ranking"] + rep["other_failures"] if r["category"] == "unknown"]
     assert unknown[0]["runs"] == 2
+
+
+def test_the_remedy_chosen_with_the_whole_log_is_stored_and_counted(tmp_path):
+    """A predictor's GPU OOM: the line that says the run is a deployment's is far from the OOM, so
+    the evidence alone cannot choose the inference remedy. The nightly verdict reads the whole log
+    and stores its choice (predictions.remedy_id); the report counts that choice."""
+    from conftest import write_plain
+
+    from pipeline.ingest import ingest
+    from pipeline.predict import classify_runs
+    from pipeline.report import RUN_TIME_SQL
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    lines = ["2026-11-18 10:00:00 INFO --- Running analysis [ir_graph_build_pass]",
+             "2026-11-18 10:00:01 INFO analysis_predictor.cc:1200] ======= optimize end ======="]
+    lines += [f"2026-11-18 10:{m // 60 + 1:02d}:{m % 60:02d} INFO served request {m} in 12 ms" for m in range(60)]
+    lines += ["2026-11-18 10:02:30 ERROR handler failed",
+              "ResourceExhaustedError: Out of memory error on GPU 0. Cannot allocate 2.000000GB memory on GPU 0, "
+              "1.500000GB memory has been allocated and available memory is only 200.000000MB."]
+    write_plain(root, "srv01", "infer-svc", lines)
+    ingest(str(root), str(db))
+    with store.connect(str(db)) as con:
+        assert classify_runs(con, Path(__file__).resolve().parents[1] / "pipeline" / "models") == 1
+        ((category, remedy_id, evidence),) = con.execute(
+            "SELECT category, remedy_id, evidence::VARCHAR FROM predictions").fetchall()
+        (t,) = con.execute(f"SELECT t FROM {RUN_TIME_SQL}").fetchone()
+    assert category == "gpu_oom" and remedy_id == "inference_gpu_oom"
+    assert "analysis_predictor" not in evidence   # the evidence alone would not have chosen it
+    con = store.connect(str(db), read_only=True)
+    rep = build_report(con, week_of(t.date()))
+    con.close()
+    (row,) = [r for r in rep["ranking"] if r["category"] == "gpu_oom"]
+    assert [n["id"] for n in row["remedies"]] == ["inference_gpu_oom"]
