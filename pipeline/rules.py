@@ -1147,8 +1147,21 @@ def request_beyond_device(text: str) -> bool:
     return req > 2 * (held + free)
 
 
+_TENSOR_VERSION = re.compile(r"but (\d+) found|received version:\s*(\d+)")
+
+
+def pickle_read_as_tensor(text: str) -> bool:
+    """The "version" a tensor reader found is a pickle's header (0x80, protocol 2-5: paddle.save's .pdparams
+    read where a tensor stream, an inference .pdiparams, was expected)."""
+    m = _TENSOR_VERSION.search(text)
+    if m is None:
+        return False
+    head = int(m.group(1) or m.group(2)) & 0xFFFFFFFF
+    return head & 0xFF == 0x80 and 2 <= (head >> 8) & 0xFF <= 5
+
+
 # facts a rule may require of its matched event (`fact:` in rules.yaml)
-FACTS = {"request_beyond_device": request_beyond_device}
+FACTS = {"request_beyond_device": request_beyond_device, "pickle_read_as_tensor": pickle_read_as_tensor}
 
 
 def innermost_frame(text: str) -> str:

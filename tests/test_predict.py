@@ -707,3 +707,32 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
     texts = [e["text"].strip() for e in out_oom["evidence"]]
     assert out_oom["category"] == "gpu_oom" and texts and "MemoryError:" not in texts
     assert len(texts) == len(set(texts))
+
+
+@pytest.mark.parametrize("lines, remedy_id, said", [
+    # a read-only root filesystem refuses a toolkit's model cache: not a missing file
+    (["[2024-09-03 06:45:12 +0000] [1] [INFO] Starting gunicorn 22.0.0",
+      "Traceback (most recent call last):",
+      '  File "/srv/ocr_api/app.py", line 14, in <module>',
+      '    ocr = PaddleOCR(use_angle_cls=True, lang="en")',
+      '  File "<frozen os>", line 225, in makedirs',
+      "OSError: [Errno 30] Read-only file system: '/home/appuser/.paddleocr'"], "read_only_filesystem", "Read-only"),
+    # a pids cgroup refuses the DataLoader's workers: not /dev/shm
+    (["OpenBLAS blas_thread_init: pthread_create failed for thread 21 of 64: Resource temporarily unavailable",
+      "RuntimeError: DataLoader 3 workers exit unexpectedly, pids: 118, 121, 124",
+      "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception.",
+      "[Tue May 16 02:11:44 2023] cgroup: fork rejected by pids controller in /docker/4e0b9c1d7a2f"],
+     "process_limit", "pthread_create"),
+    # a spot node reclaimed under the job: its peers' NCCL errors are the consequence
+    (["gpu-a100-19:118:398 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer worker-0<41682>",
+      "RuntimeError: (PreconditionNotMet) NCCL error(6), remote process exited or there was a network error.",
+      "14m  Warning  SpotInterruption  node/gpu-a100-07  Spot instance interruption notice received: instance "
+      "i-0b7e3c92f1a4d6e55 will be terminated at 2024-04-09T03:18:25Z"], "node_preempted", "Spot"),
+])
+def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_path, lines, remedy_id, said):
+    from pipeline.predict import predict_paths
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n")
+    (out,) = predict_paths([str(log)], shipped_models())
+    assert out["category"] == "unknown" and out["remedy_id"] == remedy_id and out["reason"] == "fault", out
+    assert any(said in e["text"] for e in out["evidence"])
