@@ -222,7 +222,8 @@ def templates(db: Optional[str] = typer.Option(None), top: Optional[int] = typer
 @app.command()
 def runs(db: Optional[str] = typer.Option(None), host: Optional[str] = typer.Option(None),
          image: Optional[str] = typer.Option(None, help="substring of the image name"),
-         limit: Optional[int] = typer.Option(None), as_json: bool = typer.Option(False, "--json")):
+         limit: Optional[int] = typer.Option(None), as_json: bool = typer.Option(False, "--json"),
+         wide: bool = typer.Option(False, "--wide", help="every column in the table (--json always has them)")):
     """Container runs in the warehouse."""
     from pipeline import store
     with store.connect(_db(db), read_only=True) as con:
@@ -230,17 +231,41 @@ def runs(db: Optional[str] = typer.Option(None), host: Optional[str] = typer.Opt
     if not as_json and "confidence" in frame.columns:
         # an unknown's number is its closest guess's: in a table it reads as a sure verdict (--json keeps it)
         frame["confidence"] = frame["confidence"].astype(object).where(frame["category"] != "unknown", None)
+    if not as_json and not wide:
+        frame = _runs_at_a_glance(frame)
     _print_frame(frame, as_json, "runs")
+
+
+def _runs_at_a_glance(frame):
+    """The columns a person scans on a terminal: a container's 64-hex id cut to docker's 12, the start
+    (its metadata's, else its first timestamp) to the minute; the rest with --wide or --json."""
+    import pandas as pd
+    start = frame["started_at"].fillna(frame["first_ts"]) if len(frame) else frame["started_at"]
+    return pd.DataFrame({
+        "run": frame["run_id"].str.replace(r"\b([0-9a-f]{12})[0-9a-f]{52}\b", r"\1", regex=True),
+        "host": frame["host"],
+        "started": pd.to_datetime(start).dt.strftime("%Y-%m-%d %H:%M") if len(frame) else start,
+        "exit": frame["exit_code"].astype("Int64"), "category": frame["category"],
+        "confidence": frame["confidence"]})
 
 
 @app.command()
 def problems(db: Optional[str] = typer.Option(None), ingest_id: Optional[int] = typer.Option(None),
              history: bool = typer.Option(False, "--all", help="every row as each ingest recorded it"),
              as_json: bool = typer.Option(False, "--json")):
-    """Bad input met while ingesting: file, line, reason; a path reported at every ingest, once."""
+    """Bad input met while ingesting: file, line, reason; a path reported at every ingest, once. The
+    table gives one row per file and kind of problem (a GBK log's every line is one row), --json every line."""
     from pipeline import store
     with store.connect(_db(db), read_only=True) as con:
-        _print_frame(store.list_problems(con, ingest_id, history), as_json, "problems")
+        frame = store.list_problems(con, ingest_id, history)
+        if not as_json and len(frame):
+            con.register("listed", frame)
+            frame = con.execute("""
+                SELECT max(ingest_id) AS ingest_id, run_id, path, reason, count(line) AS lines, min(line) AS first_line,
+                       arg_min(detail, coalesce(line, -1)) AS detail
+                FROM listed GROUP BY run_id, path, reason ORDER BY ingest_id, path, first_line""").df()
+            con.unregister("listed")
+    _print_frame(frame, as_json, "problems")
 
 
 @app.command()

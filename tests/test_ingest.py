@@ -317,3 +317,32 @@ def test_paddle_version_is_read_from_what_paddle_and_pip_print(message, version)
     con.execute("CREATE TABLE batch AS SELECT 'r' AS run_id, 0 AS seq, ? AS message", [message])
     rows = con.execute(f"SELECT paddle_version FROM ({_facts_sql()})").fetchall()
     assert (rows[0][0] if rows else None) == version
+
+
+def test_the_runs_and_problems_tables_are_made_for_a_terminal(tmp_path):
+    """`runs` shows the few columns a person scans (a container id cut to docker's 12), `--wide` and
+    `--json` all of them; `problems` gives a GBK log one row, not one per line."""
+    root, db = tmp_path / "fleet", tmp_path / "w.duckdb"
+    cid = "3f" * 32
+    write_docker(root, "gpu01", cid, ["epoch 1 step 10 loss 2.31", "ImportError: libGL.so.1: cannot open shared object file"],
+                 "paddlepaddle/paddle:2.6.1-gpu-cuda12.0-cudnn8.9-trt8.6", exit_code=1)
+    gbk = root / "gpu01" / "files" / "win" / "train.log"
+    gbk.parent.mkdir(parents=True)
+    gbk.write_bytes("\n".join(["D:\\项目\\ocr> python train.py", "epoch 1 loss 2.3", "开始训练", "step 10", "第 1 轮 损失 2.31",
+                               "找不到数据集目录", "done", "训练结束"]).encode("gbk") + b"\n")
+    ingest(str(root), str(db))
+    env = {"COLUMNS": "500", "PATH": "/usr/bin:/bin"}
+
+    def cli(*args):
+        out = subprocess.run([sys.executable, "-m", "pipeline.cli", *args, "--db", str(db)], capture_output=True,
+                             text=True, cwd=ROOT, env=env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+    table = cli("runs")
+    assert cid[:12] in table and cid not in table and "driver_api" not in table and "category" in table
+    assert "driver_api" in cli("runs", "--wide")
+    assert any(json.loads(line)["run_id"].endswith(cid) for line in cli("runs", "--json").splitlines())
+    rows = [json.loads(line) for line in cli("problems", "--json").splitlines()]
+    assert len(rows) == 5 and {r["reason"] for r in rows} == {"invalid_utf8"}
+    table = cli("problems")
+    assert table.count("invalid_utf8") == 1 and "decoded as GB18030" in table
