@@ -415,6 +415,7 @@ def _print_verdict(result: dict) -> None:
 
 # what `logml predict` says of an unknown verdict, by its reason (predict.Verdict.reason)
 _UNKNOWN_BECAUSE = {
+    "learned": "it reads like the failures labeled unknown (a cause outside the known ones)",
     "below_floor": "no known cause is likely enough",
     "foreign": "the log shows no sign of an ML job, so no cause is given",
     "failed_but_reads_healthy": "the container failed but the log reads healthy",

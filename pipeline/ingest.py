@@ -254,7 +254,9 @@ def upsert_files(con, rows: list[dict], ingest_id: int) -> None:
                 head_len = excluded.head_len, offset_bytes = excluded.offset_bytes,
                 lines_read = excluded.lines_read, events = files.events + excluded.events,
                 status = excluded.status, last_ingest = excluded.last_ingest,
-                size_bytes = excluded.size_bytes, mtime = coalesce(excluded.mtime, files.mtime)""")
+                size_bytes = excluded.size_bytes,
+                -- as first seen: a log that grows later (an append) must not move its run to a later week
+                mtime = coalesce(files.mtime, excluded.mtime)""")
     finally:
         con.unregister("batch_files")
 

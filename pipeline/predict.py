@@ -91,8 +91,9 @@ class Verdict:
     # (remedy, event index) of a fault outside the taxonomy a line states (rules.yaml remedies `decides`),
     # set by Predictor.explain
     fault: tuple | None = None
-    # why an `unknown` is unknown: below_floor | foreign (no sign of an ML job) | failed_but_reads_healthy |
-    # no_evidence (a failure guess no line supports) | nothing_to_read | fault (a fault outside the taxonomy)
+    # why an `unknown` is unknown: learned (the classifier's own class) | below_floor | foreign (no sign of an
+    # ML job) | failed_but_reads_healthy | no_evidence (a failure guess no line supports) | nothing_to_read |
+    # fault (a fault outside the taxonomy)
     reason: str | None = None
 
 
@@ -161,7 +162,10 @@ def combine(verdict: RuleVerdict | None, classes: list[str] | None, proba, mode:
     if conf < combiner.floor or cat == UNKNOWN or (foreign and not (cat == "no_failure" and ended_well)):
         # open set: unsure is `unknown`, never a default class; the alternatives say what it may be
         alts = [a for a in alts if a["category"] != UNKNOWN][:3]
-        reason = "foreign" if foreign and conf >= combiner.floor and cat != UNKNOWN else "below_floor"
+        # learned: the classifier's own verdict (the run reads like the failures labeled unknown), its number
+        # the confidence in that; else the number is the closest known cause's
+        reason = "learned" if cat == UNKNOWN else \
+            "foreign" if foreign and conf >= combiner.floor else "below_floor"
         return Verdict(UNKNOWN, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts,
                        reason=reason)
     return Verdict(cat, conf, source, rule_id if rule_cat == cat else None, model_cat, model_conf, alts)
@@ -412,7 +416,10 @@ def read_log_events(path: str, rules: RuleSet | None = None, keep_all: int = 200
             events, _ = seg_normalizer.feed_rows(segment)
             keep(events + seg_normalizer.flush_rows())
     keep(normalizer.flush_rows())
-    fatal = [p for p in problems if p.reason in ("unreadable", "binary")]
+    if any(p.reason == "binary" for p in problems):
+        # no text to read (a core dump, an archive named .log): nothing_to_read, as the nightly says of it
+        return Events.from_rows([]), problems
+    fatal = [p for p in problems if p.reason == "unreadable"]
     if fatal:
         raise OSError(f"{fatal[0].reason}: {fatal[0].detail or path}")
     if relevant:

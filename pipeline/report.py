@@ -146,7 +146,7 @@ RUN_TIME_SQL = """(SELECT r.run_id, coalesce(r.started_at, r.first_ts, f.mtime, 
                           coalesce(r.started_at, r.first_ts) IS NULL AND f.mtime IS NOT NULL AS dated_by_file,
                           coalesce(r.started_at, r.first_ts, f.mtime) IS NULL AS dated_by_ingest
                    FROM runs r LEFT JOIN ingests i ON i.ingest_id = r.first_ingest
-                   LEFT JOIN (SELECT run_id, max(mtime) AS mtime FROM files GROUP BY run_id) f USING (run_id))"""
+                   LEFT JOIN (SELECT run_id, min(mtime) AS mtime FROM files GROUP BY run_id) f USING (run_id))"""
 
 
 def default_week(con, today: dt.date | None = None) -> str:
@@ -298,11 +298,15 @@ WITH img AS (
                     try(json_extract_string(r.labels, '$.app')),
                     try(json_extract_string(r.labels, '$."app.kubernetes.io/name"'))) AS job,
            -- the ranks of one distributed launch: a launcher's log/workerlog.N folder, or the pods of one
-           -- Kubeflow / Volcano job (an app label spans many launches: not one)
+           -- Kubeflow / Volcano job (an app label spans many launches: not one); without their labels (a CRI
+           -- log folder keeps none), the pods the operators name <job>-<replica type>-<index>
            coalesce(nullif(regexp_extract(r.run_id, '^(.*)/workerlog[.][0-9]+([.]gz)?$', 1), ''),
                     coalesce(r.namespace, '') || '/' || coalesce(
                         try(json_extract_string(r.labels, '$."training.kubeflow.org/job-name"')),
-                        try(json_extract_string(r.labels, '$."volcano.sh/job-name"')))) AS launch,
+                        try(json_extract_string(r.labels, '$."volcano.sh/job-name"')),
+                        nullif(regexp_extract(coalesce(r.pod, ''),
+                               '^(.+)-(?:worker|master|ps|launcher|trainer|server|heter|coordinator|chief)-[0-9]+$', 1),
+                               ''))) AS launch,
            r.last_ts
     FROM runs r JOIN """ + RUN_TIME_SQL + """ rt USING (run_id)
     WHERE rt.t >= $prev_start AND rt.t < $end
@@ -333,6 +337,8 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
                 CASE WHEN coalesce(r.exit_code, 0) <> 0 OR coalesce(r.oom_killed, false)
                      THEN '""" + UNCLASSIFIED + """' ELSE '""" + NO_FAILURE + """' END) AS category,
        p.confidence, p.source, p.rule_id, p.model_category, p.model_confidence, p.evidence, p.remedy_id,
+       -- an unknown whose fault a line names (a GPU that failed, a time limit): known, nothing to label
+       p.category = '""" + UNKNOWN + """' AND coalesce(p.remedy_id, '') <> '' AS fault_known,
        CAST(NULL AS VARCHAR) AS own_category,
        -- a run logml could not judge and that shows no failure (an empty file, a server answering requests
        -- whose log shows no sign of an ML job): unknown, but not a failed run
@@ -431,6 +437,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     report: dict[str, Any] = {
         "schema": SCHEMA, "week": week, "start": start.isoformat(), "end": end.isoformat(),
         "previous_week": prev_week, "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        # a week still under way: its counts are partial, and week over week compares a part with a whole
+        "week_complete": dt.datetime.now(dt.timezone.utc).date() >= end,
         "taxonomy_version": tax.version, "inventory": bool(_has_table(con, "inventory") or inventory is not None),
     }
 
@@ -458,8 +466,8 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     report["headline"] = {
         "runs": {"this": n_this, "last": n_last, "change_pct": _pct(n_this, n_last)},
         "failed_runs": wow_change(f_this, f_last, n_this, n_last) | {"change_pct": _pct(f_this, f_last)},
-        "failure_rate": {"this": None if rate_this is None else round(rate_this, 4),
-                         "last": None if rate_last is None else round(rate_last, 4),
+        "failure_rate": {"this": None if rate_this is None else round(rate_this, 6),
+                         "last": None if rate_last is None else round(rate_last, 6),
                          "change_pts": None if rate_this is None or rate_last is None
                          else round(100 * (rate_this - rate_last), 2)},
         "gpu_hours_lost": {"this": round(hv("this", "gpu_hours_lost"), 1), "last": round(hv("last", "gpu_hours_lost"), 1),
@@ -516,27 +524,27 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         ev_map.setdefault(rec.pop("category"), []).append(rec)
 
     # narrower remedies (rules.yaml `remedies`): what their evidence says, counted per category
-    narrower: dict[str, dict[str, int]] = {}
+    narrower: dict[str, dict[str, list[str]]] = {}
     rules = load_rules()
     if rules.remedies:
-        for cid, rid, n in con.execute("""
-                SELECT category, remedy_id, count(*) FROM _rep_runs
+        # per category, remedy -> its runs' hosts (a drained node, a mount to fix: where is it)
+        for cid, rid, hosts in con.execute("""
+                SELECT category, remedy_id, list(host ORDER BY host) FROM _rep_runs
                 WHERE wk = 'this' AND failed AND caused_by IS NULL AND coalesce(remedy_id, '') <> ''
                 GROUP BY ALL""").fetchall():
-            narrower.setdefault(cid, {})[rid] = int(n)
+            narrower.setdefault(cid, {})[rid] = list(hosts)
         # verdicts stored before the warehouse kept their remedy: chosen again from their evidence
         per_run = con.execute("""
-            SELECT category, list(e.text) FROM (
-                SELECT category, run_id,
+            SELECT category, any_value(host), list(e.text) FROM (
+                SELECT category, run_id, host,
                        unnest(try(from_json(evidence, '[{"text":"VARCHAR"}]'))) AS e
                 FROM _rep_runs WHERE wk = 'this' AND failed AND evidence IS NOT NULL
                      AND caused_by IS NULL AND remedy_id IS NULL)
             GROUP BY category, run_id""").fetchall()
-        for cid, texts in per_run:
+        for cid, host, texts in per_run:
             found = rules.remedy_for(cid, texts, texts)   # the evidence is all of the log the warehouse keeps here
             if found is not None:
-                counts = narrower.setdefault(cid, {})
-                counts[found.id] = counts.get(found.id, 0) + 1
+                narrower.setdefault(cid, {}).setdefault(found.id, []).append(host)
     by_id = {r.id: r for r in rules.remedies}
 
     total_failed = f_this
@@ -555,13 +563,18 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
             # week over week in incidents: a 64-rank job that failed once is one failure, not 64
             "change": wow_change(int(rec["incidents"]), int(rec["incidents_last"]), n_this, n_last),
             "remedy": tax.remedy(cid) if known else "",
-            # [{id, runs, description, remedy}]: families of this category with a fix of their own
-            "remedies": [{"id": rid, "runs": n, "description": by_id[rid].description, "remedy": by_id[rid].remedy}
-                         for rid, n in sorted(narrower.get(cid, {}).items(), key=lambda kv: (-kv[1], kv[0]))
+            # [{id, runs, hosts, description, remedy}]: families of this category with a fix of their own
+            "remedies": [{"id": rid, "runs": len(hosts), "hosts": sorted(set(hosts)), "description": by_id[rid].description,
+                          "remedy": by_id[rid].remedy}
+                         for rid, hosts in sorted(narrower.get(cid, {}).items(), key=lambda kv: (-len(kv[1]), kv[0]))
                          if rid in by_id],   # a remedy the rules have since dropped is the category's
             "evidence": ev_map.get(cid, []),
             "run_ids": [clean(x, 300) for x in drill_map.get(cid, [])],
         }
+        narrow = row["remedies"]
+        if len(narrow) == 1 and narrow[0]["runs"] >= row["runs"] - row["peer_runs"] > 0:
+            # every run of the week's is of that family: its fix leads (the CPU wheel is not a toolkit to install)
+            row["category_remedy"], row["remedy"] = row["remedy"], narrow[0]["remedy"]
         if row["environment"]:
             ranking.append(row)
         elif cid != CODE_ERROR:   # the job's own errors have their own section, by owner
@@ -826,10 +839,12 @@ def _templates(con, params: dict, top: int) -> dict:
 def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
     # the runs' own verdicts: a rank's NCCL error counted under its peer's cause is still the model's call
     con.execute("CREATE OR REPLACE TEMP VIEW _own_runs AS SELECT * REPLACE (own_category AS category) FROM _rep_runs")
+    # a run logml could not judge that shows no failure (an empty or binary file) is neither a failure nor
+    # an unknown to label
     stats = con.execute(f"""
         SELECT wk, count(*) FILTER (predicted) AS classified,
-               count(*) FILTER (category = '{UNKNOWN}') AS unknown,
-               count(*) FILTER (category <> '{NO_FAILURE}') AS failed,
+               count(*) FILTER (category = '{UNKNOWN}' AND NOT coalesce(not_judged, false)) AS unknown,
+               count(*) FILTER (category <> '{NO_FAILURE}' AND NOT coalesce(not_judged, false)) AS failed,
                count(*) FILTER (predicted AND confidence < {LOW_CONFIDENCE}) AS low_confidence,
                count(*) FILTER (category IS NOT NULL AND model_category IS NOT NULL
                                 AND category <> model_category) AS disagreements
@@ -856,7 +871,8 @@ def _classifier(con, n_this: int, f_this: int, top: int) -> dict:
                         WHEN confidence < {LOW_CONFIDENCE} THEN 'low confidence'
                         ELSE 'unclassified' END AS reason
             FROM _own_runs
-            WHERE wk = 'this' AND (category IN ('{UNKNOWN}', '{UNCLASSIFIED}')
+            WHERE wk = 'this' AND NOT coalesce(not_judged, false) AND NOT coalesce(fault_known, false)
+              AND (category IN ('{UNKNOWN}', '{UNCLASSIFIED}')
                   OR (predicted AND category <> '{NO_FAILURE}' AND confidence < {LOW_CONFIDENCE})
                   OR (model_category IS NOT NULL AND category <> model_category))),
         last_fail AS (
@@ -929,9 +945,16 @@ def _incidents(n: int) -> str:
 
 def _narrower_html(row: dict) -> str:
     """A category's families with a remedy of their own (rules.yaml ``remedies``), under its remedy."""
-    return "".join(f'<div class="narrow"><b>{_runs(n["runs"])}{" of " + html.escape(row["category"]) if not row.get("environment") else ""}, '
-                   f'{html.escape(n["description"][:200])}:</b> {html.escape(n["remedy"][:600])}</div>'
+    return "".join(f'<div class="narrow"><b>{_runs(n["runs"])}{" of " + html.escape(row["category"]) if not row.get("environment") else ""}'
+                   f'{html.escape(_on_hosts(n))}, {html.escape(n["description"][:200])}</b>'
+                   f'{"" if n["remedy"] == row["remedy"] else ": " + html.escape(n["remedy"][:600])}</div>'
                    for n in row.get("remedies", []))
+
+
+def _on_hosts(n: dict, most: int = 5) -> str:
+    hosts = n.get("hosts") or []
+    more = f" and {len(hosts) - most} more" if len(hosts) > most else ""
+    return f" on {', '.join(hosts[:most])}{more}" if hosts else ""
 
 
 def svg_bars(rows: list[tuple[str, int, int]], this_label: str, last_label: str) -> str:
@@ -1021,7 +1044,7 @@ def svg_heatmap(hosts: list[str], cats: list[str], counts: list[list[int]]) -> s
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
 h1{margin-bottom:4px}h2{border-bottom:2px solid #eee;padding-bottom:4px;margin-top:36px}
-.muted{color:#666}.cards{display:flex;gap:12px;flex-wrap:wrap}
+.muted{color:#666}.warn{background:#fff4e5;border-left:4px solid #e8a33d;padding:6px 10px}.cards{display:flex;gap:12px;flex-wrap:wrap}
 .card{border:1px solid #ddd;border-radius:8px;padding:12px 16px;min-width:180px}
 .card .v{font-size:26px;font-weight:600}.card .d{font-size:13px;color:#555}
 table{border-collapse:collapse;width:100%;margin:8px 0;font-size:13px}
@@ -1070,6 +1093,9 @@ def render_html(rep: dict) -> str:
     a(f"<h1>Fleet reliability report — {h(rep['week'])}</h1>")
     a(f'<p class="muted">{h(rep["start"])} to {h(rep["end"])} (UTC, end exclusive; a run counts in the week it started), compared with '
       f'{h(rep["previous_week"])}. Generated {h(rep["generated_at"])} · taxonomy {h(rep["taxonomy_version"])}.</p>')
+    if not rep.get("week_complete", True):
+        a(f'<p class="warn"><b>{h(rep["week"])} is not over</b> (it ends {h(rep["end"])}): its counts are partial, '
+          'and week over week compares them with a whole week.</p>')
 
     # headline
     a('<section id="headline"><h2>Headline</h2><div class="cards">')
@@ -1082,8 +1108,8 @@ def render_html(rep: dict) -> str:
         ("Failure rate", "–" if fr["this"] is None else f"{100 * fr['this']:.1f}%",
          "last week " + ("–" if fr["last"] is None else f"{100 * fr['last']:.1f}%")
          + ("" if fr["change_pts"] is None else f" ({fr['change_pts']:+.1f} pts)")),
-        ("GPU-hours lost", _num(hl["gpu_hours_lost"]["this"]),
-         f"last week {_num(hl['gpu_hours_lost']['last'])} ({_chg(hl['gpu_hours_lost']['change_pct'])})"),
+        ("GPU-hours lost", _num(hl["gpu_hours_lost"]["this"], 1),   # as the Markdown: 0.4, not 0
+         f"last week {_num(hl['gpu_hours_lost']['last'], 1)} ({_chg(hl['gpu_hours_lost']['change_pct'])})"),
     ]
     for title, v, d in cards:
         a(f'<div class="card"><div class="muted">{h(title)}</div><div class="v">{v}</div><div class="d">{h(d)}</div></div>')
@@ -1126,7 +1152,8 @@ def render_html(rep: dict) -> str:
           f'<div>drill into: {runs}</div></details></td></tr>')
     a("</tbody></table>")
     if rep["other_failures"]:
-        a('<p class="muted">Other failures (not environment causes): ' + ", ".join(
+        a('<p class="muted">Other failures (outside the ranked causes; a fault the taxonomy has no cause for, '
+          'such as a GPU that failed, is listed under it with its hosts): ' + ", ".join(
             f'{h(o["category"])} {o["runs"]} (last week {o["runs_last"]})' for o in rep["other_failures"]) + ".</p>")
         a("".join(_narrower_html(o) for o in rep["other_failures"]))
     bar_rows = [(r["category"], r["runs"], r["runs_last"]) for r in rep["ranking"] if r["runs"] + r["runs_last"] > 0]
@@ -1262,6 +1289,10 @@ def render_markdown(rep: dict) -> str:
     a(f"{md(rep['start'])} to {md(rep['end'])} (UTC, end exclusive; a run counts in the week it started), "
       f"compared with {md(rep['previous_week'])}.")
     a("")
+    if not rep.get("week_complete", True):
+        a(f"**{md(rep['week'])} is not over** (it ends {md(rep['end'])}): its counts are partial, and week over "
+          "week compares them with a whole week.")
+        a("")
     a("| metric | this week | last week | change |")
     a("|---|---:|---:|---:|")
     a(f"| runs | {hl['runs']['this']} | {hl['runs']['last']} | {_chg(hl['runs']['change_pct'])} |")
@@ -1320,7 +1351,8 @@ def render_markdown(rep: dict) -> str:
         a(f"Remedy: {md(r['remedy'], 600)}")
         a("")
         for n in r.get("remedies", []):
-            a(f"- {_runs(n['runs'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
+            fix = "" if n["remedy"] == r["remedy"] else f": {md(n['remedy'], 600)}"
+            a(f"- {_runs(n['runs'])}{md(_on_hosts(n))}, {md(n['description'], 200)}{fix}")
         if r.get("incidents", r["runs"]) != r["runs"]:
             a(f"- {_runs(r['runs'])} in {_incidents(r['incidents'])}: the ranks of one launch fail as one incident")
         if r.get("peer_runs"):
@@ -1332,12 +1364,14 @@ def render_markdown(rep: dict) -> str:
             a("- drill into: " + ", ".join(md_code(x, 200) for x in r["run_ids"]))
         a("")
     if rep["other_failures"]:
-        a("Other failures (not environment causes): " + ", ".join(
+        a("Other failures (outside the ranked causes; a fault the taxonomy has no cause for, such as a GPU that "
+          "failed, is listed under it with its hosts): " + ", ".join(
             f"{md(o['category'])} {o['runs']} (last week {o['runs_last']})" for o in rep["other_failures"]) + ".")
         a("")
         for o in rep["other_failures"]:
             for n in o.get("remedies", []):
-                a(f"- {_runs(n['runs'])} of {md(o['category'])}, {md(n['description'], 200)}: {md(n['remedy'], 600)}")
+                a(f"- {_runs(n['runs'])} of {md(o['category'])}{md(_on_hosts(n))}, {md(n['description'], 200)}: "
+                  f"{md(n['remedy'], 600)}")
         a("")
     je = rep["job_errors"]
     a("## Job errors: route to owners")

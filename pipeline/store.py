@@ -245,9 +245,12 @@ def list_runs(con: duckdb.DuckDBPyConnection, host: str | None = None, image: st
               limit: int | None = None):
     # with its verdict: a platform engineer lists runs to see what became of them
     # (first_ts / last_ts: the first and last timestamps its lines carry, where no metadata gives start and end)
+    # (a run on Paddle's own image that never printed its version: the image's tag says it)
     sql = """SELECT r.run_id, r.host, r.kind, r.image, r.exit_code, r.oom_killed, r.started_at, r.finished_at,
-                    r.first_ts, r.last_ts, r.n_events, p.category, round(p.confidence, 2) AS confidence, r.paddle_version, r.driver_api,
-                    r.runtime_api, r.compute_capability
+                    r.first_ts, r.last_ts, r.n_events, p.category, round(p.confidence, 2) AS confidence,
+                    coalesce(r.paddle_version, nullif(regexp_extract(coalesce(r.image, '') || ':' || coalesce(r.image_tag, ''),
+                             'paddlepaddle/paddle(?:[-_][a-z]+)?:v?([0-9]+[.][0-9]+[.][0-9]+)', 1), '')) AS paddle_version,
+                    r.driver_api, r.runtime_api, r.compute_capability
              FROM runs r LEFT JOIN predictions p USING (run_id)
              WHERE (? IS NULL OR r.host = ?) AND (? IS NULL OR r.image LIKE '%' || ? || '%')
              ORDER BY r.run_id"""

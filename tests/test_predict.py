@@ -728,6 +728,17 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
       "RuntimeError: (PreconditionNotMet) NCCL error(6), remote process exited or there was a network error.",
       "14m  Warning  SpotInterruption  node/gpu-a100-07  Spot instance interruption notice received: instance "
       "i-0b7e3c92f1a4d6e55 will be terminated at 2024-04-09T03:18:25Z"], "node_preempted", "Spot"),
+    # the same in other words: the cluster's, and Slurm cancelling the job for another
+    (["2026-12-02 10:14:02 WARNING spot interruption notice from instance metadata: node k8s-n02 will be reclaimed in 2m",
+      "LAUNCH INFO 2026-12-02 10:14:05 Terminating with signal 15",
+      "gpu-a100-19:118:398 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer worker-0<41682>",
+      "RuntimeError: (PreconditionNotMet) NCCL error(6), remote process exited or there was a network error."],
+     "node_preempted", "reclaimed"),
+    (["[2026-12-02 09:00:01] epoch 3 step 1200 loss 1.873",
+      "slurmstepd: error: *** JOB 881234 ON gn12 CANCELLED AT 2026-12-02T09:00:07 DUE TO PREEMPTION ***",
+      "srun: error: gn03: task 1: Terminated",
+      "RuntimeError: (PreconditionNotMet) NCCL error(6), remote process exited or there was a network error."],
+     "node_preempted", "PREEMPTION"),
 ])
 def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_path, lines, remedy_id, said):
     from pipeline.predict import predict_paths
@@ -736,3 +747,22 @@ def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_pa
     (out,) = predict_paths([str(log)], shipped_models())
     assert out["category"] == "unknown" and out["remedy_id"] == remedy_id and out["reason"] == "fault", out
     assert any(said in e["text"] for e in out["evidence"])
+
+
+def test_a_binary_file_is_nothing_to_read_and_an_unknown_the_model_chose_says_so(tmp_path):
+    """`predict` says of a binary .log what the nightly says of it (unknown, nothing to read), and exits 0;
+    an unknown that is the classifier's own class is `learned`, its number the confidence in unknown itself,
+    never `below_floor`."""
+    from pipeline.combine import Combiner
+    from pipeline.predict import combine
+    core = tmp_path / "core_dump.log"
+    core.write_bytes(bytes(range(256)) * 16)
+    out = subprocess.run([*CLI, "predict", "--json", str(core)], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["category"] == "unknown" and result["reason"] == "nothing_to_read" and "error" not in result
+    classes = ["code_error", "gpu_oom", "unknown"]
+    learned = combine(None, classes, [0.05, 0.09, 0.86])
+    assert (learned.category, learned.reason, round(learned.confidence, 2)) == ("unknown", "learned", 0.86)
+    unsure = combine(None, classes, [0.40, 0.35, 0.25], combiner=Combiner(classes, floor=0.5))
+    assert (unsure.category, unsure.reason) == ("unknown", "below_floor")

@@ -331,6 +331,13 @@ def test_runs_without_timestamps_are_dated_by_their_file_then_their_first_ingest
     assert rep["headline"]["runs_dated_by_ingest"] == 0
     paths = write_report(rep, tmp_path / "rep")
     assert "1 are dated by their log file's modification time" in paths["md"].read_text()
+    # a line appended today (the file's time moves on) does not move the run out of its week
+    with undated.open("a") as fh:
+        fh.write("srun: error: task 0: still failing\n")
+    ingest(str(root), str(db))
+    con = store.connect(str(db), read_only=True)
+    assert build_report(con, "2026-W47")["headline"]["runs_dated_by_file_time"] == 1
+    con.close()
 
     # a store that tells no modification time: the run is dated by the ingest that first read it
     shutil.copy(db, tmp_path / "nomtime.duckdb")
@@ -476,11 +483,13 @@ def test_families_with_a_remedy_of_their_own_are_counted_under_their_category(tm
     (row,) = [r for r in rep["ranking"] if r["category"] == "native_crash"]
     assert row["runs"] == 3 and row["remedy"] == load_taxonomy().remedy("native_crash")
     avx = load_rules().remedy_for("native_crash", texts[:1])
-    assert row["remedies"] == [{"id": "cpu_without_avx", "runs": 2, "description": avx.description,
+    assert row["remedies"] == [{"id": "cpu_without_avx", "runs": 2, "hosts": ["h01"], "description": avx.description,
                                 "remedy": avx.remedy}]
     assert all(not r["remedies"] for r in rep["ranking"] if r["category"] != "native_crash")
     paths = write_report(rep, tmp_path / "out")
-    assert "2 runs, " in paths["md"].read_text() and "2 runs, " in paths["html"].read_text()
+    assert "2 runs on h01, " in paths["md"].read_text() and "2 runs on h01, " in paths["html"].read_text()
+    # the category's own remedy leads: one run of the three is a plain segfault
+    assert row["remedy"] == load_taxonomy().remedy("native_crash") and "category_remedy" not in row
 
 
 def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
@@ -555,7 +564,8 @@ def test_an_unknown_run_that_shows_no_failure_is_not_a_failed_run(tmp_path):
     logml cannot judge them, but nothing says they failed. An unknown run that exited 1 did fail."""
     db = build_fixture_warehouse(tmp_path / "wh.duckdb")
     con = store.connect(db)
-    before = build_report(con, WEEK, inventory=INVENTORY)["headline"]["failed_runs"]["this"]
+    first = build_report(con, WEEK, inventory=INVENTORY)
+    before = first["headline"]["failed_runs"]["this"]
     start = W47 + dt.timedelta(days=9, hours=3)
     for run_id, exit_code, n_events, alternatives in (
             ("h02/files/jobs/empty/stdout.log", None, 0, []),
@@ -577,6 +587,11 @@ def test_an_unknown_run_that_shows_no_failure_is_not_a_failed_run(tmp_path):
     # the failed unknown beside the fixture's hostile one; the two not judged are not among them
     unknown = [r for r in rep["ranking"] + rep["other_failures"] if r["category"] == "unknown"]
     assert unknown[0]["runs"] == 2
+    # nor are they unknowns for the classifier's health, or runs to label
+    assert rep["classifier"]["unknown_runs"] == first["classifier"]["unknown_runs"] + 1
+    assert not any(q["run_id"].startswith(("h02/files/jobs/empty", "h02/pods/ml_serve"))
+                   for q in rep["classifier"]["labeling_queue"])
+    assert any(q["run_id"] == "h02/docker/containers/failed-unknown" for q in rep["classifier"]["labeling_queue"])
 
 
 def test_the_remedy_chosen_with_the_whole_log_is_stored_and_counted(tmp_path):
@@ -609,3 +624,55 @@ def test_the_remedy_chosen_with_the_whole_log_is_stored_and_counted(tmp_path):
     con.close()
     (row,) = [r for r in rep["ranking"] if r["category"] == "gpu_oom"]
     assert [n["id"] for n in row["remedies"]] == ["inference_gpu_oom"]
+
+
+def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path):
+    """The pods of a PaddleJob whose CRI folders keep no labels are one launch by their names
+    (<job>-worker-N): the worker whose spot node was reclaimed is the incident, its peer's NCCL error
+    follows it; a category whose every run is of one family leads with that family's fix; an unknown
+    whose fault a line names is not queued for labeling; a week still under way says so."""
+    from pipeline.rules import load_rules
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    day = W47 + dt.timedelta(days=10)
+
+    def add(run_id, pod, category, minutes, remedy_id, text):
+        start = day + dt.timedelta(hours=2)
+        con.execute("""INSERT INTO runs (run_id, host, kind, namespace, pod, image, image_tag, exit_code, oom_killed,
+                                         started_at, finished_at, labels, first_ts, last_ts, n_events)
+                       VALUES (?, 'k8s-n02', 'k8s', 'ml-train', ?, ?, '2.6.1-gpu', 1, false, ?, ?, '{}'::JSON, ?, ?, 3)""",
+                    [run_id, pod, OFF + "2.6.1-gpu", start, start + dt.timedelta(minutes=minutes), start,
+                     start + dt.timedelta(minutes=minutes)])
+        con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                                model_confidence, model_version, evidence, alternatives, predicted_at,
+                                                remedy_id)
+                       VALUES (?, ?, 0.9, 'model', NULL, ?, 0.9, 'test', ?::JSON, '[]', now(), ?)""",
+                    [run_id, category, category, json.dumps([{"line": 9, "text": text, "template_id": None}]), remedy_id])
+
+    add("k8s-n02/pods/ml-train_ernie-ft-worker-1_u1/paddle/0", "ernie-ft-worker-1", "unknown", 10, "node_preempted",
+        "Spot instance interruption notice received: instance i-0b7e will be terminated")
+    add("k8s-n01/pods/ml-train_ernie-ft-worker-0_u0/paddle/0", "ernie-ft-worker-0", "distributed_comm_failure", 11,
+        "peer_exited", "NCCL WARN socketProgress: Connection closed by remote peer")
+    for i in range(2):
+        add(f"k8s-n03/pods/ml-train_cpu-wheel-{i}_u/paddle/0", f"cpu-wheel-{i}", "gpu_not_visible", 5,
+            "cpu_wheel_installed", "You are using CPU version PaddlePaddle but your job asks for a GPU")
+    rep = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    rows = {r["category"]: r for r in rep["ranking"] + rep["other_failures"]}
+    assert rows["unknown"]["peer_runs"] == 1   # worker-0's NCCL error counts under worker-1's reclaimed node
+    preempted = [n for n in rows["unknown"]["remedies"] if n["id"] == "node_preempted"]
+    assert preempted and preempted[0]["hosts"] == ["k8s-n02"]
+    assert not any(q["run_id"].startswith("k8s-n02/pods/ml-train_ernie") for q in rep["classifier"]["labeling_queue"])
+    (wheel,) = [r for r in load_rules().remedies if r.id == "cpu_wheel_installed"]
+    gnv = rows["gpu_not_visible"]
+    assert gnv["runs"] == 2   # the fixture's week has no other: the CPU wheel's fix leads
+    assert gnv["remedy"] == wheel.remedy and gnv["category_remedy"] != wheel.remedy
+    paths = write_report(rep, tmp_path / "out")
+    assert "is not over" not in paths["md"].read_text()   # W48 of 2026 has ended
+    today = dt.datetime.now(dt.timezone.utc).date()
+    con = store.connect(db, read_only=True)
+    now = build_report(con, week_of(today), inventory=INVENTORY)
+    con.close()
+    assert now["week_complete"] is False
+    paths = write_report(now, tmp_path / "now")
+    assert "is not over" in paths["md"].read_text() and "is not over" in paths["html"].read_text()
