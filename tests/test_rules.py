@@ -1926,3 +1926,11 @@ def test_a_wrappers_done_rc_line_is_the_runs_exit_status():
     # a look-around's own status, or an rc that is no ending's, is not the run's
     assert shell_status(["$ ldconfig -p | grep nccl ; echo rc=$?", "rc=1"]) is None
     assert shell_status(["config: rc=0.5 lr=0.01"]) is None
+
+
+def test_a_missing_windows_path_gets_a_fix_for_a_windows_machine_not_a_mount():
+    from pipeline.rules import load_rules
+    rules = load_rules()
+    win = rules.remedy_for("file_not_found", ["FileNotFoundError: [Errno 2] No such file or directory: 'D:\\\\数据\\\\trian'"])
+    assert win is not None and win.id == "windows_path_missing" and "-v" not in win.remedy
+    assert rules.remedy_for("file_not_found", ["FileNotFoundError: [Errno 2] No such file or directory: '/data/train'"]) is None
