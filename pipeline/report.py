@@ -137,11 +137,10 @@ def week_of(day: dt.date) -> str:
     return f"{y}-W{w:02d}"
 
 
-# A run's time: when its container started, else its first timestamped line, else when an ingest first met
-# it (a log whose lines carry no time the reader understands: Slurm output, a console capture) so that
-# it is counted in some week, and the report says how many were dated that way.
-# A run is dated by its start, else its first timestamp, else (a log that prints none) its log file's
-# modification time, else (a store that gives none) the ingest that first read it.
+# A run's time: when its container started, else its first timestamped line, else (a log whose lines carry
+# no time the reader understands: Slurm output, a console capture) its log file's modification time when
+# first read, else (a store that gives none) when an ingest first met it; so that it is counted in some
+# week, and the report says how many were dated each way.
 RUN_TIME_SQL = """(SELECT r.run_id, coalesce(r.started_at, r.first_ts, f.mtime, i.started_at) AS t,
                           coalesce(r.started_at, r.first_ts) IS NULL AND f.mtime IS NOT NULL AS dated_by_file,
                           coalesce(r.started_at, r.first_ts, f.mtime) IS NULL AS dated_by_ingest
