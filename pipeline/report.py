@@ -497,10 +497,12 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
                count(DISTINCT coalesce(launch, run_id)) FILTER (wk = 'this') AS incidents,
                count(DISTINCT coalesce(launch, run_id)) FILTER (wk = 'last') AS incidents_last
         FROM _rep_runs WHERE failed GROUP BY category""")
+    # the runs that failed of the cause first (a launch's first rank before the peers that followed it)
     drill = _df(con, """
-        SELECT category, list(run_id ORDER BY gpu_h DESC NULLS LAST, t DESC, run_id) AS run_ids FROM (
-            SELECT category, run_id, t, hours * gpus AS gpu_h,
-                   row_number() OVER (PARTITION BY category ORDER BY hours * gpus DESC NULLS LAST, t DESC, run_id) AS rn
+        SELECT category, list(run_id ORDER BY peer, gpu_h DESC NULLS LAST, t DESC, run_id) AS run_ids FROM (
+            SELECT category, run_id, t, hours * gpus AS gpu_h, caused_by IS NOT NULL AS peer,
+                   row_number() OVER (PARTITION BY category ORDER BY caused_by IS NOT NULL, hours * gpus DESC NULLS LAST,
+                                                                     t DESC, run_id) AS rn
             FROM _rep_runs WHERE wk = 'this' AND failed) WHERE rn <= 5
         GROUP BY category""")
     drill_map = {r["category"]: list(r["run_ids"]) for r in drill.to_dict("records")}

@@ -537,6 +537,9 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     assert rep["headline"]["runs_caused_by_a_peer"] == 4
     # evidence of a cause is its own runs' lines, never a peer's NCCL error
     assert all("NCCL" not in e["text"] for e in rows["gpu_oom"]["evidence"])
+    # and the rank that failed of it first is drilled into before the peer that followed it (which ran longer)
+    ranks = [r for r in rows["unknown"]["run_ids"] if r.startswith("h02/pods/ml_det-x")]
+    assert ranks == ["h02/pods/ml_det-x-worker-0/paddle/0", "h02/pods/ml_det-x-worker-1/paddle/0"]
     # the classifier is judged on each run's own verdict: one unknown more, whatever its peers count under
     assert rep["classifier"]["unknown_runs"] == unknown_before + 1
     paths = write_report(rep, tmp_path / "out")
