@@ -1085,8 +1085,13 @@ class RuleSet:
         best = fired[0]
         chosen: list[_Hit] = [best]
         seen = {best.text}
+        messages = list(events["message"]) if events is not None and len(events) else []
         for h in fired[1:]:
             if h.rule.category == best.rule.category and h.text not in seen:
+                # a retry the job went on from ("Waiting peer start..." and then its steps) fired only because a
+                # later failure followed: it supports nothing, and citing it sends a reader to the wrong line
+                if h.rule.progress_survives and h.pos >= 0 and progressed_after(messages, h.pos):
+                    continue
                 chosen.append(h)
                 seen.add(h.text)
         out = [{"line": h.line, "text": h.text, "rule": h.rule.id} for h in chosen[:MAX_EVIDENCE]]
@@ -1702,7 +1707,14 @@ class _Lines:
 
 
 def _variables(data: Any) -> dict[str, str]:
-    return {str(k): str(v) for k, v in ((data.get("vars") or {}) if isinstance(data, Mapping) else {}).items()}
+    """rules.yaml's ``vars``, each expanded: a var may use the vars defined above it."""
+    out: dict[str, str] = {}
+    for k, v in ((data.get("vars") or {}) if isinstance(data, Mapping) else {}).items():
+        try:
+            out[str(k)] = _expand(str(v), out)
+        except KeyError as e:
+            raise ValueError(f"invalid rules: var {k} uses ${{{e.args[0]}}}, which is not defined above it") from None
+    return out
 
 
 _REMEDY_KEYS = {"id", "category", "when", "remedy", "description", "decides", "overrides", "unless", "context"}

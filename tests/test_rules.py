@@ -1934,3 +1934,29 @@ def test_a_missing_windows_path_gets_a_fix_for_a_windows_machine_not_a_mount():
     win = rules.remedy_for("file_not_found", ["FileNotFoundError: [Errno 2] No such file or directory: 'D:\\\\数据\\\\trian'"])
     assert win is not None and win.id == "windows_path_missing" and "-v" not in win.remedy
     assert rules.remedy_for("file_not_found", ["FileNotFoundError: [Errno 2] No such file or directory: '/data/train'"]) is None
+
+
+def test_a_retry_the_job_went_on_from_is_not_cited_as_evidence():
+    # "Waiting peer start..." fires (a later NCCL failure makes the run a failure) but the job trained after it
+    waiting = "LAUNCH INFO 2026-11-29 21:32:18,256 Waiting peer start..."
+    failure = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n    loss.backward()\n"
+               "RuntimeError: (PreconditionNotMet) NCCL error(2), ncclSystemError: System call (socket, malloc, munmap, etc) failed.")
+    steps = [f"epoch 1 step {i} loss 2.{i}" for i in range(1, 9)]
+    v = verdict([waiting, *steps, failure])
+    assert v.category == "distributed_comm_failure"
+    assert "server_not_ready" in v.hits   # it fired, and may still name the family
+    assert not [e for e in v.evidence if "Waiting peer start" in e["text"]], v.evidence
+    # a wait nothing went on from is what the job died of, and is cited
+    v = verdict([waiting, failure])
+    assert [e for e in v.evidence if "Waiting peer start" in e["text"]], v.evidence
+
+
+def test_a_var_may_use_the_vars_above_it():
+    rule = {"id": "ended", "category": "distributed_comm_failure", "priority": 10, "patterns": ["${ENDED}"]}
+    rs = RuleSet.from_dict({"vars": {"TAKEN": "node \\w+ reclaimed", "ENDED": "TIME LIMIT|${TAKEN}"}, "rules": [rule]})
+    assert rs.vars["ENDED"] == "TIME LIMIT|node \\w+ reclaimed"
+    assert rs.match(events(["spot node gpu7 reclaimed"]), FAILED).rule_id == "ended"
+    with pytest.raises(ValueError, match=r"ENDED uses \$\{TAKEN\}, which is not defined above it"):
+        RuleSet.from_dict({"vars": {"ENDED": "TIME LIMIT|${TAKEN}", "TAKEN": "reclaimed"}, "rules": [rule]})
+    # the shipped node_preempted remedy and the scheduler's var read the same words for a node taken away
+    assert RS.vars["NODE_TAKEN"] in RS.vars["SCHEDULER_DEADLINE"]
