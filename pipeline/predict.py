@@ -28,7 +28,9 @@ RELATIVE_LINE_PULL = 0.25   # ... nor below this share of the strongest line's
 
 # a job's setting as it prints them ("elastic_timeout: 30", "gloo_port=6767"), and the source line
 # Python echoes under a warning ("  warnings.warn(msg)"): they say nothing of the cause
-_SETTING_OR_ECHO = re.compile(r"^\s*(?:[\w.-]+\s*[:=]\s*[\w./:+-]*|warnings\.warn\(.*)\s*$")
+# (a C++ class's member dump is a setting too: "ProcessGroupNCCL pg_timeout_ 1800000")
+_SETTING_OR_ECHO = re.compile(r"^\s*(?:[\w.-]+\s*[:=]\s*[\w./:+-]*|(?:[\w.:]+\s+)?[a-z]\w*_\s+[\w./:+-]+|"
+                              r"warnings\.warn\(.*)\s*$")
 
 
 # a metric whose name holds a failure word, with its value ("loss_error: 0.02", "error_rate=0.1")
@@ -51,10 +53,15 @@ def _line_in_block(block: str, sentence: str) -> int:
     return 0
 
 
+# failure words (not RELEVANT's environment nouns: "device: 0, cuDNN Version: 8.6." says nothing failed)
+_FAILURE_WORDS = re.compile(ERRORISH.pattern + r"|out of memory|no attribute|no module|mismatch|incompatible|"
+                            r"not registered|errno|exit code|\bsig[a-z]{2,4}\b|bus error")
+
+
 def _speaks_of_failure(events) -> bool:
     """Any event an error could be in: an error level, a traceback, failure words (not a setting's)."""
     levels, kinds = events["level"], events["kind"]
-    return any(level in ("ERROR", "FATAL") or kind != "line" or (RELEVANT.search(message or "")
+    return any(level in ("ERROR", "FATAL") or kind != "line" or (_FAILURE_WORDS.search(message or "")
                                                                    and not _not_evidence(message or ""))
                for level, kind, message in zip(levels, kinds, events["message"]))
 

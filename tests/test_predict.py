@@ -337,6 +337,8 @@ def test_a_failure_verdict_nothing_supports_is_unknown_and_evidence_cites_the_li
     evidence line, and a healthy run's progress lines code_error: a verdict nothing supports is a
     guess, so unknown with the guess first among the alternatives. And a traceback is one event
     numbered by its first line: the evidence cites the line that holds the cited text."""
+    from dataclasses import replace
+
     from pipeline.normalize import normalize_lines
     from pipeline.predict import Predictor, Verdict, read_log_events
     predictor = Predictor(trained["models"])
@@ -348,6 +350,11 @@ def test_a_failure_verdict_nothing_supports_is_unknown_and_evidence_cites_the_li
     verdict, _ = predictor.explain(endpoints, guess)
     assert verdict.category == "unknown" and verdict.alternatives == [
         {"category": "distributed_comm_failure", "confidence": 0.95}, {"category": "no_failure", "confidence": 0.01}]
+    # a device banner names CUDA libraries, but says nothing failed (a rotated part of a run that failed later)
+    healthy = normalize_lines(["W1204 09:00:00.257000  4711 gpu_resources.cc:164] device: 0, cuDNN Version: 8.6."]
+                              + [f"[2026-12-04 09:0{i}:30,804] [    INFO] - loss: 3.1{i}, global_step: {50 * i}" for i in range(5)])
+    verdict, lines = predictor.explain(healthy, replace(guess, category="code_error", confidence=0.32))
+    assert verdict.category == "unknown" and verdict.reason == "no_evidence" and not lines
     paste = tmp_path / "paste.txt"
     paste.write_text("Please help, training stops:\nTraceback (most recent call last):\n"
                      '  File "train.py", line 9, in <module>\n    x = paddle.to_tensor(data)\n'
@@ -465,6 +472,8 @@ def test_evidence_never_cites_settings_banners_or_progress(trained, tmp_path):
     assert _not_evidence("elastic_timeout: 30") and _not_evidence("gloo_port=6767")
     assert _not_evidence("------------------------- ERROR LOG DETAIL -------------------------")
     assert _not_evidence("  warnings.warn(warning_message)")
+    assert _not_evidence("ProcessGroupNCCL pg_timeout_ 1800000")   # a class's member dump
+    assert not _not_evidence("IndexError: index 4 is out of bounds for axis 0 with size 4")
     assert not _not_evidence("ExternalError: CUDA error(100), no CUDA-capable device is detected.")
     assert not _not_evidence("MemoryError: Unable to allocate 3.2 GiB: shape: (1024, 1024)")
     predictor = Predictor(trained["models"])
