@@ -748,6 +748,27 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
       "srun: error: gn03: task 1: Terminated",
       "RuntimeError: (PreconditionNotMet) NCCL error(6), remote process exited or there was a network error."],
      "node_preempted", "PREEMPTION"),
+    # storage that failed under the job: an NFS export that moved, a FUSE mount gone, a disk with I/O errors
+    (["Traceback (most recent call last):",
+      '  File "/usr/local/lib/python3.10/dist-packages/paddle/io/dataloader/worker.py", line 372, in _worker_loop',
+      '  File "/work/seg/dataset.py", line 41, in __getitem__',
+      "    img = cv2.imread(path)",
+      "OSError: [Errno 116] Stale file handle: '/mnt/nfs/cityscapes/train/a.png'"], "storage_fault", "Stale file handle"),
+    (["[2026-12-03 04:10:00] epoch 2 step 300 loss 0.91",
+      "Traceback (most recent call last):",
+      '  File "train.py", line 88, in <module>',
+      "    paddle.save(model.state_dict(), '/ckpt/epoch_2.pdparams')",
+      "OSError: [Errno 5] Input/output error",
+      "[Thu Dec  3 04:10:02 2026] blk_update_request: I/O error, dev nvme1n1, sector 81234 op 0x1:(WRITE)",
+      "[Thu Dec  3 04:10:02 2026] Buffer I/O error on dev nvme1n1p1, logical block 10154, lost async page write"],
+     "storage_fault", "I/O error"),
+    # a container's open-files limit of 1024 under DataLoader workers: not /dev/shm
+    (["+ ulimit -n", "1024",
+      "Traceback (most recent call last):",
+      '  File "/usr/local/lib/python3.10/dist-packages/paddle/io/dataloader/worker.py", line 372, in _worker_loop',
+      "OSError: [Errno 24] Too many open files",
+      "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception."],
+     "open_files_limit", "Too many open files"),
 ])
 def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_path, lines, remedy_id, said):
     from pipeline.predict import predict_paths
@@ -775,3 +796,31 @@ def test_a_binary_file_is_nothing_to_read_and_an_unknown_the_model_chose_says_so
     assert (learned.category, learned.reason, round(learned.confidence, 2)) == ("unknown", "learned", 0.86)
     unsure = combine(None, classes, [0.40, 0.35, 0.25], combiner=Combiner(classes, floor=0.5))
     assert (unsure.category, unsure.reason) == ("unknown", "below_floor")
+
+
+def test_look_alikes_of_the_faults_outside_the_taxonomy_keep_their_cause(tmp_path):
+    """A job that leaks file handles under a limit of 1048576 is its own bug, not the container's limit; a GPU
+    warning inside an image build that succeeded is expected (a build gets no GPU); pip's missing version gets
+    the index remedy, not "pin versions"."""
+    from pipeline.predict import predict_paths
+    leak = tmp_path / "leak.log"
+    leak.write_text("+ ulimit -n\n1048576\n" + "".join(f"epoch 1 step {i} loss 0.{i:03d}\n" for i in range(10))
+                    + "Traceback (most recent call last):\n  File \"/workspace/seg/data/tile_dataset.py\", line 52, "
+                      "in __getitem__\n    fh = open(path, 'rb')\nOSError: [Errno 24] Too many open files: "
+                      "'/data/tiles/z12/3391/1552.png'\n")
+    build = tmp_path / "build.log"
+    build.write_text("#5 [2/6] RUN pip install paddlepaddle-gpu==2.6.1\n"
+                     "#7 12.40 W1203 10:00:00.000000    31 init.cc:157] Compiled with WITH_GPU, but no GPU found in runtime.\n"
+                     "#7 12.41 /usr/local/lib/python3.10/dist-packages/paddle/device/__init__.py:205: UserWarning: You are "
+                     "using GPU version Paddle, but your CUDA device is not set properly. CPU device will be used by default.\n"
+                     "#7 DONE 14.2s\n#9 exporting to image\n#9 naming to registry.corp/ml/ocr:1.3.0 done\n#9 DONE 3.1s\n")
+    (tmp_path / "build.log.meta.json").write_text('{"exit_code": 0}')
+    pip = tmp_path / "pip.log"
+    pip.write_text("Collecting paddlepaddle-gpu==2.6.1.post120\n"
+                   "ERROR: Could not find a version that satisfies the requirement paddlepaddle-gpu==2.6.1.post120 "
+                   "(from versions: 2.5.2, 2.6.0, 2.6.1, 2.6.2)\n"
+                   "ERROR: No matching distribution found for paddlepaddle-gpu==2.6.1.post120\n")
+    out_leak, out_build, out_pip = predict_paths([str(leak), str(build), str(pip)], shipped_models())
+    assert out_leak["remedy_id"] != "open_files_limit" and out_leak["reason"] != "fault", out_leak
+    assert out_build["category"] == "no_failure", out_build
+    assert out_pip["category"] == "python_dependency_conflict" and out_pip["remedy_id"] == "version_not_on_the_index"

@@ -1960,3 +1960,18 @@ def test_a_var_may_use_the_vars_above_it():
         RuleSet.from_dict({"vars": {"ENDED": "TIME LIMIT|${TAKEN}", "TAKEN": "reclaimed"}, "rules": [rule]})
     # the shipped node_preempted remedy and the scheduler's var read the same words for a node taken away
     assert RS.vars["NODE_TAKEN"] in RS.vars["SCHEDULER_DEADLINE"]
+
+
+def test_a_worker_that_names_its_datasets_error_is_not_shared_memory():
+    """Paddle's "Blocking queue is killed" is shm's only when the worker did not say what it died of: a path the
+    job's dataset lists that is a directory (a notebook's .ipynb_checkpoints) is the job's."""
+    caught = ["IsADirectoryError: DataLoader worker(2) caught IsADirectoryError with message:",
+              "Traceback (most recent call last):",
+              "IsADirectoryError: [Errno 21] Is a directory: '/home/aistudio/work/flowers/train/roses/.ipynb_checkpoints'",
+              "SystemError: (Fatal) DataLoader reader thread raised an exception.",
+              "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception."]
+    v = RS.match(events(caught), FAILED)
+    assert v is None or v.category != "shm_exhausted", v
+    bare = ["SystemError: (Fatal) DataLoader reader thread raised an exception.",
+            "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception."]
+    assert verdict(bare).category == "shm_exhausted"
