@@ -191,11 +191,42 @@ def _fsync_dir(path: str) -> None:
 # ----------------------------------------------------------------------------- the manifest
 
 def store_of(con) -> EventStore | None:
-    """The warehouse's event store, or None for a row-store warehouse."""
+    """The warehouse's event store, or None for a row-store warehouse.
+
+    The root is stored absolute. A warehouse moved or copied together with the events folder beside it reads
+    that folder, not the one it was made with (which may be gone, or another warehouse's to rewrite); a folder
+    that is missing altogether is a clear error here, not a Parquet read failing later."""
     rows = con.execute("SELECT value FROM meta WHERE key = 'events_root'").fetchall()
     if not rows or rows[0][0] in (None, ROWS):
         return None
-    return EventStore(rows[0][0])
+    root = rows[0][0]
+    if "://" not in root:
+        here = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+        beside = default_root(here[0][0]) if here and here[0][0] else None
+        if beside and beside != root and os.path.basename(beside) == os.path.basename(root) and os.path.isdir(beside):
+            root = beside
+        elif not os.path.isdir(root) and con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'event_files'").fetchall()[0][0] \
+                and con.execute("SELECT count(*) FROM event_files").fetchall()[0][0]:
+            raise FileNotFoundError(f"the warehouse's events folder {root} is missing: copy or move it with the "
+                                    f"warehouse, beside it{f' as {beside}' if beside else ''}")
+    return EventStore(root)
+
+
+def follow_move(con, es: EventStore, read_only: bool) -> None:
+    """A warehouse moved with its events folder (``store_of`` found it beside it): the `events` view names
+    the old files. A writer records the new root and view; a reader shadows the view for this connection."""
+    stored = con.execute("SELECT value FROM meta WHERE key = 'events_root'").fetchall()[0][0]
+    if stored.rstrip("/") == es.root:
+        return
+    paths = [p for (p,) in con.execute("SELECT path FROM event_files ORDER BY path").fetchall()]
+    if read_only:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW events AS {view_sql(es, paths)}")
+        return
+    con.execute("BEGIN")
+    con.execute("UPDATE meta SET value = ? WHERE key = 'events_root'", [es.root])
+    con.execute(f"CREATE OR REPLACE VIEW events AS {view_sql(es, paths)}")
+    con.execute("COMMIT")
 
 
 def view_sql(es: EventStore, paths: list[str]) -> str:

@@ -151,6 +151,7 @@ def connect(db_path: str | Path, read_only: bool = False, events: str | None = N
         es = eventstore.store_of(con)
         if es is not None:
             es.register_with(con)
+            eventstore.follow_move(con, es, read_only)
     return con
 
 

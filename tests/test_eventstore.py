@@ -257,3 +257,28 @@ def test_nightly_retention_keeps_runs_messages_templates_counts_and_predictions(
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute(PREDICTIONS).fetchall() == predictions and len(predictions) == 9
         assert con.execute("SELECT count(*) FROM event_files").fetchall() == [(0,)]
+
+
+def test_a_warehouse_moved_or_copied_with_its_events_reads_its_own_folder(tmp_path):
+    """A warehouse keeps its events root absolute: copied or moved together with the folder beside it, it reads
+    that folder (not the original's, which may be gone or be another warehouse's); without it, a clear error."""
+    import shutil
+    root, db = make_fleet(tmp_path / "fleet", runs=6, lines=80, seed=13), tmp_path / "a" / "w.duckdb"
+    ingest(str(root), str(db), load_params())
+    events_sql = "SELECT run_id, line_no, message FROM events ORDER BY ALL"
+    with store.connect(db, read_only=True) as con:
+        before = con.execute(events_sql).fetchall()
+    copy_db = tmp_path / "b" / "w.duckdb"
+    copy_db.parent.mkdir()
+    shutil.copy(db, copy_db)
+    shutil.copytree(db.with_suffix(".events"), copy_db.with_suffix(".events"))
+    shutil.rmtree(tmp_path / "a")   # the original is gone
+    with store.connect(copy_db, read_only=True) as con:
+        assert eventstore.store_of(con).root == str(copy_db.with_suffix(".events"))
+        assert con.execute(events_sql).fetchall() == before and before
+    with store.connect(copy_db) as con:   # a writer records where its events now are
+        assert store.scalar(con, "SELECT value FROM meta WHERE key = 'events_root'") == str(copy_db.with_suffix(".events"))
+    assert len(snapshot(copy_db)["events"]) == len(before)   # its persistent view names the new files too
+    shutil.rmtree(copy_db.with_suffix(".events"))
+    with pytest.raises(FileNotFoundError, match="events folder .* is missing"):
+        store.connect(copy_db, read_only=True)
