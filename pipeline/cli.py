@@ -180,7 +180,8 @@ def reclassify(db: Optional[str] = typer.Option(None), models: Optional[str] = t
     db = _db(db)
     with store.warehouse_lock(db), store.connect(db) as con:
         n = classify_runs(con, _models(models), scope="all")
-    print(f"re-classified {n} runs")
+        kept = store.scalar(con, "SELECT count(*) FROM runs") - n
+    print(f"re-classified {n} runs" + (f"; kept the verdicts of {kept} whose events retention dropped" if kept else ""))
 
 
 @app.command()

@@ -519,6 +519,10 @@ def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: in
                     OR r.last_ingest > coalesce(p.ingest_seen, -1) ORDER BY r.run_id"""
         params = [predictor.model_version]
     run_ids = [r for (r,) in con.execute(sql, params).fetchall()]
+    # a verdict made when the whole log was there stands: retention left only part of it
+    judged = {r for (r,) in con.execute("SELECT run_id FROM predictions").fetchall()}
+    kept = store.runs_missing_events(con) & judged
+    run_ids = [r for r in run_ids if r not in kept]
     done = 0
     for start in range(0, len(run_ids), batch):
         ids = run_ids[start:start + batch]

@@ -257,6 +257,13 @@ def test_nightly_retention_keeps_runs_messages_templates_counts_and_predictions(
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute(PREDICTIONS).fetchall() == predictions and len(predictions) == 9
         assert con.execute("SELECT count(*) FROM event_files").fetchall() == [(0,)]
+    # re-classifying every run (a new model) keeps the verdicts made when the whole log was there
+    from pipeline.predict import classify_runs
+    with store.connect(db) as con:
+        assert store.runs_missing_events(con) == {p[0] for p in predictions}
+        assert classify_runs(con, params["paths"]["models"], scope="all") == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute(PREDICTIONS).fetchall() == predictions
 
 
 def test_a_warehouse_moved_or_copied_with_its_events_reads_its_own_folder(tmp_path):
