@@ -440,18 +440,23 @@ def label(run_id: str = typer.Argument(..., help="run id as `logml runs` shows i
         _console().print(f"[red]logml:[/red] unknown category {category!r}; one of: {', '.join(load_taxonomy().ids)}")
         raise typer.Exit(2)
     db = _db(db)
-    with store.warehouse_lock(db, wait=True), store.connect(db) as con:
-        if not con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]:
-            _console().print(f"[red]logml:[/red] no run {run_id!r} in {db}")
-            raise typer.Exit(1)
-        store.add_label(con, run_id, category, "hand", note)
     path = Path(_params()["paths"]["labeled"]) / "hand.csv"
-    new = not path.exists()
-    with path.open("a", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        if new:
-            writer.writerow(["run_id", "category", "source", "scenario", "note"])
-        writer.writerow([run_id, category, "hand", "hand", note])
+    with store.warehouse_lock(db, wait=True), store.connect(db) as con:
+        found = store.find_runs(con, run_id)
+        if len(found) != 1:
+            _console().print(f"[red]logml:[/red] no run {run_id!r} in {db}" if not found else
+                             f"[red]logml:[/red] {run_id!r} could be {len(found)} runs: " + ", ".join(found[:5]))
+            raise typer.Exit(1)
+        run_id = found[0]
+        # the CSV first (what the next training reads): a label that cannot be written is in neither place
+        path.parent.mkdir(parents=True, exist_ok=True)
+        new = not path.exists()
+        with path.open("a", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            if new:
+                writer.writerow(["run_id", "category", "source", "scenario", "note"])
+            writer.writerow([run_id, category, "hand", "hand", note])
+        store.add_label(con, run_id, category, "hand", note, scenario="hand")
     print(f"labeled {run_id} as {category} ({path})")
 
 

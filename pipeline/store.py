@@ -340,8 +340,18 @@ def labeling_queue(con: duckdb.DuckDBPyConnection, limit: int = 20):
 
 
 def add_label(con: duckdb.DuckDBPyConnection, run_id: str, category: str, source: str = "hand",
-              note: str = "") -> None:
-    con.execute("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, now())", [run_id, category, source, "", note])
+              note: str = "", scenario: str = "hand") -> None:
+    con.execute("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, now())", [run_id, category, source, scenario, note])
+
+
+def find_runs(con: duckdb.DuckDBPyConnection, given: str) -> list[str]:
+    """The run ``given`` names: its whole id, or the start of one as `logml runs` shows it (a container id cut
+    to 12 characters); every run it could be when it is ambiguous."""
+    exact = con.execute("SELECT run_id FROM runs WHERE run_id = ?", [given]).fetchall()
+    if exact:
+        return [exact[0][0]]
+    return [r for (r,) in con.execute("SELECT run_id FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id LIMIT 20",
+                                      [given]).fetchall()]
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection, out: str) -> list[str]:

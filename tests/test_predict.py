@@ -297,6 +297,7 @@ def test_labeling_loop_queue_then_label(trained, tmp_path):
     with duckdb.connect(str(db)) as con:  # make one verdict uncertain so the queue has a known entry
         run_id = con.execute("SELECT run_id FROM predictions ORDER BY run_id LIMIT 1").fetchall()[0][0]
         con.execute("UPDATE predictions SET category = 'unknown', confidence = 0.2 WHERE run_id = ?", [run_id])
+    labeled = tmp_path / "fresh" / "labeled"   # a folder the label command makes
     (tmp_path / "params.yaml").write_text(f"paths:\n  labeled: {labeled}\n  models: {trained['models']}\n")
     env = {**__import__("os").environ, "LOGML_PARAMS": str(tmp_path / "params.yaml")}
     queue = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
@@ -304,10 +305,18 @@ def test_labeling_loop_queue_then_label(trained, tmp_path):
     assert queue.returncode == 0 and any(r["run_id"] == run_id and r["reason"] == "unknown" for r in rows)
     bad = subprocess.run(CLI + ["label", run_id, "not_a_category", "--db", str(db)], capture_output=True, cwd=ROOT, env=env)
     assert bad.returncode == 2
-    ok = subprocess.run(CLI + ["label", run_id, "gpu_oom", "--db", str(db), "--note", "checked"],
+    # the run as `runs` shows it: the start of its id (a container id cut to 12)
+    with duckdb.connect(str(db), read_only=True) as con:
+        shown = next(run_id[:n] for n in range(len(run_id) // 2, len(run_id))
+                     if con.execute("SELECT count(*) FROM runs WHERE starts_with(run_id, ?)", [run_id[:n]]).fetchall()[0][0] == 1)
+    assert shown != run_id
+    ok = subprocess.run(CLI + ["label", shown, "gpu_oom", "--db", str(db), "--note", "checked"],
                         capture_output=True, text=True, cwd=ROOT, env=env)
     assert ok.returncode == 0, ok.stderr
-    assert f"{run_id},gpu_oom,hand" in (labeled / "hand.csv").read_text()
+    assert f"{run_id},gpu_oom,hand,hand,checked" in (labeled / "hand.csv").read_text()
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT category, source, scenario FROM labels WHERE run_id = ?", [run_id]).fetchall() == [
+            ("gpu_oom", "hand", "hand")]
     again = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert run_id not in again.stdout
 
