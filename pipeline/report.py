@@ -340,8 +340,10 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
        p.category = '""" + UNKNOWN + """' AND coalesce(p.remedy_id, '') <> '' AS fault_known,
        CAST(NULL AS VARCHAR) AS own_category,
        -- a run logml could not judge and that shows no failure (an empty file, a server answering requests
-       -- whose log shows no sign of an ML job): unknown, but not a failed run
+       -- whose log shows no sign of an ML job): unknown, but not a failed run; one whose fault a line names
+       -- (a job the scheduler ended at its time limit) was judged
        p.category = '""" + UNKNOWN + """' AND coalesce(r.exit_code, 0) = 0 AND NOT coalesce(r.oom_killed, false)
+         AND coalesce(p.remedy_id, '') = ''
          AND (coalesce(r.n_events, 0) = 0
               OR try(json_extract_string(p.alternatives, '$[0].category')) = '""" + NO_FAILURE + """') AS not_judged,
        CAST(NULL AS BOOLEAN) AS failed

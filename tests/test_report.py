@@ -584,9 +584,14 @@ def test_an_unknown_run_that_shows_no_failure_is_not_a_failed_run(tmp_path):
                        VALUES (?, 'unknown', 0.5, 'model', NULL, NULL, NULL, 'test', '[]', ?::JSON, now())""",
                     [run_id, json.dumps(alternatives)])
     rep = build_report(con, WEEK, inventory=INVENTORY)
-    con.close()
     assert rep["headline"]["failed_runs"]["this"] == before + 1
     assert rep["headline"]["runs_not_judged"] == 2
+    # a job the scheduler ended at its time limit read healthy to the model, but a line names what ended it
+    con.execute("UPDATE predictions SET remedy_id = 'scheduler_ended_job' WHERE run_id = 'h02/pods/ml_serve-0/server/0'")
+    ended = build_report(con, WEEK, inventory=INVENTORY)
+    con.execute("UPDATE predictions SET remedy_id = '' WHERE run_id = 'h02/pods/ml_serve-0/server/0'")
+    assert ended["headline"]["failed_runs"]["this"] == before + 2 and ended["headline"]["runs_not_judged"] == 1
+    con.close()
     # the failed unknown beside the fixture's hostile one; the two not judged are not among them
     unknown = [r for r in rep["ranking"] + rep["other_failures"] if r["category"] == "unknown"]
     assert unknown[0]["runs"] == 2
