@@ -581,6 +581,9 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
         if row["environment"]:
             ranking.append(row)
         elif cid != CODE_ERROR:   # the job's own errors have their own section, by owner
+            # what its families with a fix of their own and the peers counted under them leave: runs no line
+            # names a fault for (so the listed families and these add up to the row's runs)
+            row["unnamed_runs"] = max(0, row["runs"] - row["peer_runs"] - sum(n["runs"] for n in narrow))
             others.append(row)
     order = lambda r: (-r["incidents"], -r["runs"], -r["gpu_hours"], -r["runs_last"], r["category"])  # noqa: E731
     ranking.sort(key=order)
@@ -954,6 +957,21 @@ def _narrower_html(row: dict) -> str:
                    for n in row.get("remedies", []))
 
 
+def _lost(row: dict) -> str:
+    return f"; {row['gpu_hours']} GPU-h lost" if row.get("gpu_hours") else ""
+
+
+def _rest_of(row: dict) -> list[str]:
+    """An other-failures row's runs beyond its families with a fix of their own, so the lines add up."""
+    out = []
+    if row.get("remedies") and row.get("peer_runs"):
+        out.append(f"{_runs(row['peer_runs'])} that failed after a peer of theirs, counted under that peer's fault")
+    if row.get("remedies") and row.get("unnamed_runs"):
+        out.append(f"{_runs(row['unnamed_runs'])} of {row['category']} that no line names a fault for: "
+                   f"label them (`logml queue`)")
+    return out
+
+
 def _on_hosts(n: dict, most: int = 5) -> str:
     hosts = n.get("hosts") or []
     more = f" and {len(hosts) - most} more" if len(hosts) > most else ""
@@ -1157,8 +1175,9 @@ def render_html(rep: dict) -> str:
     if rep["other_failures"]:
         a('<p class="muted">Other failures (outside the ranked causes; a fault the taxonomy has no cause for, '
           'such as a GPU that failed, is listed under it with its hosts): ' + ", ".join(
-            f'{h(o["category"])} {o["runs"]} (last week {o["runs_last"]})' for o in rep["other_failures"]) + ".</p>")
-        a("".join(_narrower_html(o) for o in rep["other_failures"]))
+            f'{h(o["category"])} {o["runs"]} (last week {o["runs_last"]}{_lost(o)})' for o in rep["other_failures"]) + ".</p>")
+        a("".join(_narrower_html(o) + "".join(f'<div class="narrow">{html.escape(t)}</div>' for t in _rest_of(o))
+                  for o in rep["other_failures"]))
     bar_rows = [(r["category"], r["runs"], r["runs_last"]) for r in rep["ranking"] if r["runs"] + r["runs_last"] > 0]
     a(svg_bars(bar_rows[:15], rep["week"], rep["previous_week"]))
     a("</section>")
@@ -1369,12 +1388,14 @@ def render_markdown(rep: dict) -> str:
     if rep["other_failures"]:
         a("Other failures (outside the ranked causes; a fault the taxonomy has no cause for, such as a GPU that "
           "failed, is listed under it with its hosts): " + ", ".join(
-            f"{md(o['category'])} {o['runs']} (last week {o['runs_last']})" for o in rep["other_failures"]) + ".")
+            f"{md(o['category'])} {o['runs']} (last week {o['runs_last']}{_lost(o)})" for o in rep["other_failures"]) + ".")
         a("")
         for o in rep["other_failures"]:
             for n in o.get("remedies", []):
                 a(f"- {_runs(n['runs'])} of {md(o['category'])}{md(_on_hosts(n))}, {md(n['description'], 200)}: "
                   f"{md(n['remedy'], 600)}")
+            for t in _rest_of(o):
+                a(f"- {md(t)}")
         a("")
     je = rep["job_errors"]
     a("## Job errors: route to owners")

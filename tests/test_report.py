@@ -677,6 +677,13 @@ def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path)
     assert gnv["remedy"] == wheel.remedy and gnv["category_remedy"] != wheel.remedy
     paths = write_report(rep, tmp_path / "out")
     assert "is not over" not in paths["md"].read_text()   # W48 of 2026 has ended
+    # the lines under "Other failures" add up to its runs: the families with a fix, the peers, the rest
+    unknown = rows["unknown"]
+    assert sum(n["runs"] for n in unknown["remedies"]) + unknown["peer_runs"] + unknown["unnamed_runs"] == unknown["runs"]
+    md_text = paths["md"].read_text()
+    assert "1 run that failed after a peer of theirs, counted under that peer's fault" in md_text
+    if unknown["unnamed_runs"]:
+        assert f"{_runs_text(unknown['unnamed_runs'])} of unknown that no line names a fault for" in md_text
     today = dt.datetime.now(dt.timezone.utc).date()
     con = store.connect(db, read_only=True)
     now = build_report(con, week_of(today), inventory=INVENTORY)
@@ -684,3 +691,7 @@ def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path)
     assert now["week_complete"] is False
     paths = write_report(now, tmp_path / "now")
     assert "is not over" in paths["md"].read_text() and "is not over" in paths["html"].read_text()
+
+
+def _runs_text(n: int) -> str:
+    return f"{n} run" + ("" if n == 1 else "s")
