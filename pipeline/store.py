@@ -331,7 +331,9 @@ def labeling_queue(con: duckdb.DuckDBPyConnection, limit: int = 20):
             WHERE l.run_id IS NULL)
         SELECT p.run_id, p.reason, p.category, round(p.confidence, 3) AS confidence, p.model_category,
                count(*) OVER (PARTITION BY coalesce(p.top_template, p.run_id)) AS similar_runs,
-               round(coalesce(date_diff('second', r.started_at, r.finished_at), 0) / 3600.0, 2) AS hours,
+               -- a pod or a plain file has no container start and finish: its first and last lines say how long it ran
+               round(coalesce(date_diff('second', r.started_at, r.finished_at),
+                              date_diff('second', r.first_ts, r.last_ts), 0) / 3600.0, 2) AS hours,
                left(p.top_text, 160) AS evidence
         FROM p JOIN runs r USING (run_id)
         WHERE p.reason IS NOT NULL

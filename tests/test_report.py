@@ -695,3 +695,23 @@ def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path)
 
 def _runs_text(n: int) -> str:
     return f"{n} run" + ("" if n == 1 else "s")
+
+
+def test_the_labeling_queue_counts_the_hours_of_a_run_without_container_times(tmp_path):
+    """A pod or a plain file has no container start and finish: its first and last lines say how long it ran
+    (the queue orders by that cost, so such runs used to sink with 0 hours)."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    start = W47 + dt.timedelta(days=9)
+    con.execute("""INSERT INTO runs (run_id, host, kind, exit_code, started_at, finished_at, labels, first_ts, last_ts,
+                                     n_events)
+                   VALUES ('k8s-n01/pods/ml_w-0_u/main/0', 'k8s-n01', 'k8s', NULL, NULL, NULL, '{}'::JSON, ?, ?, 40)""",
+                [start, start + dt.timedelta(minutes=50)])
+    con.execute("""INSERT INTO predictions (run_id, category, confidence, source, rule_id, model_category,
+                                            model_confidence, model_version, evidence, alternatives, predicted_at)
+                   VALUES ('k8s-n01/pods/ml_w-0_u/main/0', 'unknown', 0.3, 'model', NULL, NULL, NULL, 'test', '[]',
+                           '[]', now())""")
+    queue = store.labeling_queue(con, 50)
+    con.close()
+    (row,) = [r for r in queue.to_dict("records") if r["run_id"] == "k8s-n01/pods/ml_w-0_u/main/0"]
+    assert row["hours"] == round(50 / 60, 2)
