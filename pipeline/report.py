@@ -653,8 +653,10 @@ def _job_errors(con, top: int) -> dict:
         SELECT image, coalesce(job, '(no job label)') AS job,
                count(*) FILTER (wk = 'this') AS runs, count(*) FILTER (wk = 'last') AS runs_last,
                count(DISTINCT host) FILTER (wk = 'this') AS hosts,
-               arg_max(ev_text, t) FILTER (wk = 'this') AS evidence, arg_max(ev_line, t) FILTER (wk = 'this') AS line,
-               list(run_id ORDER BY t DESC, run_id) FILTER (wk = 'this') AS run_ids
+               -- the lines of a run that failed of its own bug, not of a peer's SIGTERM counted under it
+               arg_max(ev_text, (caused_by IS NULL, t)) FILTER (wk = 'this') AS evidence,
+               arg_max(ev_line, (caused_by IS NULL, t)) FILTER (wk = 'this') AS line,
+               list(run_id ORDER BY caused_by IS NOT NULL, t DESC, run_id) FILTER (wk = 'this') AS run_ids
         FROM c GROUP BY ALL HAVING count(*) FILTER (wk = 'this') > 0
         ORDER BY runs DESC, image, job LIMIT $top""", {"top": top})
     owners = []

@@ -526,15 +526,23 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     add("h02/pods/ml_det-x-worker-1/paddle/0", "distributed_comm_failure", 11, nccl, job, "ml")
     # the same job name in another namespace is another launch
     add("h02/pods/dev_det-x-worker-0/paddle/0", "distributed_comm_failure", 11, nccl, job, "dev")
+    # rank 1's own bug, and the launcher's SIGTERM its peers died of later: the job's owners get rank 1's line
+    sft = {"app": "llama-sft"}
+    add("h02/files/llm-c/log/workerlog.1", "code_error", 40, "IndexError: index 4 is out of bounds for axis 0", sft)
+    for rank in (0, 2):
+        add(f"h02/files/llm-c/log/workerlog.{rank}", "distributed_comm_failure", 41,
+            "FatalError: `Termination signal` is detected by the operating system.", sft)
     rep = build_report(con, WEEK, inventory=INVENTORY)
     con.close()
+    (sft_row,) = [o for o in rep["job_errors"]["by_owner"] if o["job"] == "llama-sft"]
+    assert sft_row["evidence"].startswith("IndexError") and sft_row["run_ids"][0] == "h02/files/llm-c/log/workerlog.1"
     rows = {r["category"]: r for r in rep["ranking"] + rep["other_failures"]}
     assert rows["distributed_comm_failure"]["runs"] == base + 3 + 1
     assert rows["gpu_oom"]["peer_runs"] == 3 and rows["unknown"]["peer_runs"] == 1
     # one launch's four ranks are one incident, and week over week counts incidents
     assert rows["gpu_oom"]["incidents"] == rows["gpu_oom"]["runs"] - 3
     assert rows["distributed_comm_failure"]["incidents"] == rows["distributed_comm_failure"]["runs"] - 2
-    assert rep["headline"]["runs_caused_by_a_peer"] == 4
+    assert rep["headline"]["runs_caused_by_a_peer"] == 4 + 2   # and llm-c's two
     # evidence of a cause is its own runs' lines, never a peer's NCCL error
     assert all("NCCL" not in e["text"] for e in rows["gpu_oom"]["evidence"])
     # and the rank that failed of it first is drilled into before the peer that followed it (which ran longer)
