@@ -524,7 +524,9 @@ def build_report(con, week: str, inventory: pd.DataFrame | None = None, top: int
     ev_map: dict[str, list[dict]] = {}
     for rec in _rows(ev.drop(columns=["rn", "tid"])):
         rec["summary"] = summary_line(rec["text"])
-        ev_map.setdefault(rec.pop("category"), []).append(rec)
+        said = ev_map.setdefault(rec.pop("category"), [])
+        if all(e["summary"] != rec["summary"] for e in said):   # a block and its message line say one thing
+            said.append(rec)
 
     # narrower remedies (rules.yaml `remedies`): what their evidence says, counted per category
     narrower: dict[str, dict[str, list[str]]] = {}
@@ -1383,7 +1385,7 @@ def render_markdown(rep: dict) -> str:
             a(f"- {_runs(r['peer_runs'])} of these are ranks whose errors followed a peer's failure of this cause "
               "in the same launch")
         for e in r["evidence"]:
-            a(f"- line {md(e.get('line'))}: {md_code(e.get('summary'))}")
+            a(f"- line {md(e.get('line'))} of {md_code(e.get('run_id'), 200)}: {md_code(e.get('summary'))}")
         if r["run_ids"]:
             a("- drill into: " + ", ".join(md_code(x, 200) for x in r["run_ids"]))
         a("")

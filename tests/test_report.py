@@ -553,6 +553,11 @@ def test_ranks_that_failed_after_a_peer_count_under_the_peers_cause(tmp_path):
     paths = write_report(rep, tmp_path / "out")
     assert "3 after a peer" in paths["html"].read_text()
     assert "3 runs of these are ranks" in paths["md"].read_text()
+    # each line quoted for a cause names the run it is from, and one text is quoted once
+    quoted = re.findall(r"^- line \S+ of `([^`]+)`: ", paths["md"].read_text(), re.M)
+    assert quoted and all(q.strip() in {e["run_id"] for r in rows.values() for e in r["evidence"]} for q in quoted)
+    for row in rows.values():
+        assert len({e["summary"] for e in row["evidence"]}) == len(row["evidence"])
     n = rows["gpu_oom"]["runs"]
     assert f"| {n} ({n - 3} incidents) |" in paths["md"].read_text() and f"{n - 3} incidents" in paths["html"].read_text()
 
