@@ -688,7 +688,9 @@ def _concentration(con, category: str, n_this: int, top: int) -> dict:
         for rec in frame.to_dict("records"):
             k, n = int(rec["runs"]), int(rec["total"])
             rate = k / n if n else 0.0
-            lift = rate / base_rate if base_rate else None
+            # runs whose image or driver nobody recorded are no place a failure concentrates on
+            known = rec["value"] is not None and str(rec["value"]) not in ("?", "unknown", "")
+            lift = rate / base_rate if base_rate and known else None
             p = binom_sf(k, n, base_rate) if base_rate and base_rate < 1 else 1.0
             items.append({"value": clean(rec["value"], 200), "runs": k, "total_runs": n, "rate": round(rate, 4),
                           "lift": None if lift is None else round(lift, 2), "p_value": round(p, 6),
@@ -1417,11 +1419,14 @@ def render_markdown(rep: dict) -> str:
     a("## Concentration")
     a("")
     for c in rep["concentration"]:
-        a(f"- **{md(c['category'])}**: {c['runs']} runs; concentrated on hosts "
-          f"{', '.join(md(x) for x in c['concentrated_hosts']) or 'none'}; top\\-3 share hosts "
+        hosts = ", ".join(md(x) for x in c["concentrated_hosts"])
+        a(f"- **{md(c['category'])}**: {c['runs']} runs; "
+          + (f"concentrated on hosts {hosts}" if hosts else "no host stands out") + "; top\\-3 share hosts "
           f"{100 * c['hosts_top3_share']:.0f}%, images {100 * c['images_top3_share']:.0f}%; top images "
-          + ", ".join(f"{md(i['value'])} ({i['runs']}, lift {i['lift']})" for i in c["images"][:3])
-          + "; drivers " + ", ".join(f"{md(i['value'])} ({i['runs']}, lift {i['lift']})" for i in c["drivers"][:3])
+          + (", ".join(f"{md(i['value'])} ({i['runs']}, lift {i['lift']})" for i in c["images"][:3] if i["lift"] is not None)
+             or "not recorded")
+          + "; drivers " + (", ".join(f"{md(i['value'])} ({i['runs']}, lift {i['lift']})" for i in c["drivers"][:3]
+                                      if i["lift"] is not None) or "not recorded")
           + ("; repeat offenders " + ", ".join(md(o["host"]) for o in c["repeat_offenders"]) if c["repeat_offenders"] else ""))
     a("")
     t = rep["templates"]

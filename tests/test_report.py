@@ -728,3 +728,18 @@ def test_the_labeling_queue_counts_the_hours_of_a_run_without_container_times(tm
     con.close()
     (row,) = [r for r in queue.to_dict("records") if r["run_id"] == "k8s-n01/pods/ml_w-0_u/main/0"]
     assert row["hours"] == round(50 / 60, 2)
+
+
+def test_values_nobody_recorded_are_no_place_a_failure_concentrates_on(tmp_path):
+    """Without an inventory no driver is known: no lift is computed for "unknown", and the Markdown says so
+    instead of "concentrated on ... unknown (lift 7.5)"."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db, read_only=True)
+    rep = build_report(con, WEEK, inventory=None)
+    con.close()
+    conc = rep["concentration"]
+    assert conc and all(d["lift"] is None and not d["concentrated"] for c in conc for d in c["drivers"]
+                        if d["value"] in ("unknown", "?", None))
+    assert any(d["value"] in ("unknown", "?", None) for c in conc for d in c["drivers"])
+    md_text = write_report(rep, tmp_path / "out")["md"].read_text()
+    assert "unknown (" not in md_text.split("## Concentration")[1].split("## ")[0]
