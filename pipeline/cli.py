@@ -247,7 +247,7 @@ def _runs_at_a_glance(frame):
         "host": frame["host"],
         "started": pd.to_datetime(start).dt.strftime("%Y-%m-%d %H:%M") if len(frame) else start,
         "exit": frame["exit_code"].astype("Int64"), "category": frame["category"],
-        "confidence": frame["confidence"]})
+        "confidence": frame["confidence"], "label": frame["label"]})
 
 
 @app.command()

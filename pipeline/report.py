@@ -348,7 +348,10 @@ SELECT r.run_id, coalesce(r.host, '?') AS host, coalesce(r.image, '?') AS image,
               OR try(json_extract_string(p.alternatives, '$[0].category')) = '""" + NO_FAILURE + """') AS not_judged,
        CAST(NULL AS BOOLEAN) AS failed
 FROM r
-LEFT JOIN predictions p USING (run_id)
+-- a person's label (`logml label`) is the run's cause: the prediction's remedy stands only where they agree
+LEFT JOIN (SELECT p.* REPLACE (coalesce(lb.category, p.category) AS category,
+                               CASE WHEN lb.category IS NULL OR lb.category = p.category THEN p.remedy_id END AS remedy_id)
+           FROM predictions p LEFT JOIN labels lb USING (run_id)) p USING (run_id)
 LEFT JOIN _rep_inv i ON i.host = r.host
 LEFT JOIN img ON img.image = r.image
 """

@@ -249,10 +249,11 @@ def list_runs(con: duckdb.DuckDBPyConnection, host: str | None = None, image: st
     # (a run on Paddle's own image that never printed its version: the image's tag says it)
     sql = """SELECT r.run_id, r.host, r.kind, r.image, r.exit_code, r.oom_killed, r.started_at, r.finished_at,
                     r.first_ts, r.last_ts, r.n_events, p.category, round(p.confidence, 2) AS confidence,
+                    lb.category AS label,
                     coalesce(r.paddle_version, nullif(regexp_extract(coalesce(r.image, '') || ':' || coalesce(r.image_tag, ''),
                              'paddlepaddle/paddle(?:[-_][a-z]+)?:v?([0-9]+[.][0-9]+[.][0-9]+)', 1), '')) AS paddle_version,
                     r.driver_api, r.runtime_api, r.compute_capability
-             FROM runs r LEFT JOIN predictions p USING (run_id)
+             FROM runs r LEFT JOIN predictions p USING (run_id) LEFT JOIN labels lb USING (run_id)
              WHERE (? IS NULL OR r.host = ?) AND (? IS NULL OR r.image LIKE '%' || ? || '%')
              ORDER BY r.run_id"""
     if limit:

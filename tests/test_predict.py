@@ -317,6 +317,9 @@ def test_labeling_loop_queue_then_label(trained, tmp_path):
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT category, source, scenario FROM labels WHERE run_id = ?", [run_id]).fetchall() == [
             ("gpu_oom", "hand", "hand")]
+    runs = subprocess.run(CLI + ["runs", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+    (labeled_run,) = [r for r in map(json.loads, runs.stdout.splitlines()) if r["run_id"] == run_id]
+    assert labeled_run["label"] == "gpu_oom" and labeled_run["category"] == "unknown"   # the verdict, and the label
     again = subprocess.run(CLI + ["queue", "--db", str(db), "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
     assert run_id not in again.stdout
 

@@ -743,3 +743,21 @@ def test_values_nobody_recorded_are_no_place_a_failure_concentrates_on(tmp_path)
     assert any(d["value"] in ("unknown", "?", None) for c in conc for d in c["drivers"])
     md_text = write_report(rep, tmp_path / "out")["md"].read_text()
     assert "unknown (" not in md_text.split("## Concentration")[1].split("## ")[0]
+
+
+def test_a_persons_label_is_the_runs_cause_in_the_report(tmp_path):
+    """`logml label` settles a run: the report counts it under the label, not under the classifier's verdict
+    (a leak blamed on the open-files limit, labeled code_error, moves to the job errors)."""
+    db = build_fixture_warehouse(tmp_path / "wh.duckdb")
+    con = store.connect(db)
+    before = build_report(con, WEEK, inventory=INVENTORY)
+    rows = {r["category"]: r for r in before["ranking"] + before["other_failures"]}
+    category = next(c for c, r in rows.items() if r["runs"] and c != "code_error")
+    run_id = con.execute("""SELECT run_id FROM predictions JOIN runs USING (run_id) WHERE category = ?
+                            ORDER BY coalesce(started_at, first_ts) DESC LIMIT 1""", [category]).fetchall()[0][0]
+    store.add_label(con, run_id, "code_error", "hand", "the job leaks handles")
+    after = build_report(con, WEEK, inventory=INVENTORY)
+    con.close()
+    moved = {r["category"]: r for r in after["ranking"] + after["other_failures"]}
+    assert moved[category]["runs"] == rows[category]["runs"] - 1
+    assert after["job_errors"]["runs"] == before["job_errors"]["runs"] + 1
