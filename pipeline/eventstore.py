@@ -224,8 +224,12 @@ def follow_move(con, es: EventStore, read_only: bool) -> None:
         con.execute(f"CREATE OR REPLACE TEMP VIEW events AS {view_sql(es, paths)}")
         return
     con.execute("BEGIN")
-    con.execute("UPDATE meta SET value = ? WHERE key = 'events_root'", [es.root])
-    con.execute(f"CREATE OR REPLACE VIEW events AS {view_sql(es, paths)}")
+    try:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'events_root'", [es.root])
+        con.execute(f"CREATE OR REPLACE VIEW events AS {view_sql(es, paths)}")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
     con.execute("COMMIT")
 
 
