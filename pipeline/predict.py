@@ -520,8 +520,9 @@ def classify_runs(con, models_dir: str | Path, scope: str = "pending", batch: in
         params = [predictor.model_version]
     run_ids = [r for (r,) in con.execute(sql, params).fetchall()]
     # a verdict made when the whole log was there stands: retention left only part of it
-    judged = {r for (r,) in con.execute("SELECT run_id FROM predictions").fetchall()}
-    kept = store.runs_missing_events(con) & judged
+    judged = [r for (r,) in con.execute("SELECT run_id FROM predictions WHERE list_contains(?, run_id)",
+                                        [run_ids]).fetchall()]
+    kept = store.runs_missing_events(con, judged)
     run_ids = [r for r in run_ids if r not in kept]
     done = 0
     for start in range(0, len(run_ids), batch):

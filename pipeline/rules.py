@@ -1085,12 +1085,12 @@ class RuleSet:
         best = fired[0]
         chosen: list[_Hit] = [best]
         seen = {best.text}
-        messages = list(events["message"]) if events is not None and len(events) else []
         for h in fired[1:]:
             if h.rule.category == best.rule.category and h.text not in seen:
                 # a retry the job went on from ("Waiting peer start..." and then its steps) fired only because a
                 # later failure followed: it supports nothing, and citing it sends a reader to the wrong line
-                if h.rule.progress_survives and h.pos >= 0 and progressed_after(messages, h.pos):
+                if h.rule.progress_survives and h.pos >= 0 and events is not None \
+                        and progressed_after(events["message"], h.pos):
                     continue
                 chosen.append(h)
                 seen.add(h.text)

@@ -280,13 +280,16 @@ def list_problems(con: duckdb.DuckDBPyConnection, ingest_id: int | None = None, 
         ORDER BY ingest_id, p.path, p.line""").df()
 
 
-def runs_missing_events(con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Runs some of whose events retention dropped (message_counts keeps every event's count): what is left
-    of their logs cannot be judged again as a whole."""
-    return {r for (r,) in con.execute("""
-        SELECT mc.run_id FROM (SELECT run_id, sum(count) AS n FROM message_counts GROUP BY run_id) mc
-        LEFT JOIN (SELECT run_id, count(*) AS n FROM events GROUP BY run_id) ev USING (run_id)
-        WHERE coalesce(ev.n, 0) < mc.n""").fetchall()}
+def runs_missing_events(con: duckdb.DuckDBPyConnection, run_ids: list[str] | None = None) -> set[str]:
+    """Runs (of ``run_ids``, else all) some of whose events retention dropped (message_counts keeps every
+    event's count): what is left of their logs cannot be judged again as a whole."""
+    if run_ids is not None and not run_ids:
+        return set()
+    among = "" if run_ids is None else "WHERE list_contains($ids, run_id)"
+    return {r for (r,) in con.execute(f"""
+        SELECT mc.run_id FROM (SELECT run_id, sum(count) AS n FROM message_counts {among} GROUP BY run_id) mc
+        LEFT JOIN (SELECT run_id, count(*) AS n FROM events {among} GROUP BY run_id) ev USING (run_id)
+        WHERE coalesce(ev.n, 0) < mc.n""", {} if run_ids is None else {"ids": run_ids}).fetchall()}
 
 
 def load_run_events(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict:

@@ -11,6 +11,7 @@ import pytest
 
 from pipeline import eventstore, store
 from pipeline.report import (
+    _runs,
     binom_two_sided,
     build_report,
     clean,
@@ -696,7 +697,7 @@ def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path)
     md_text = paths["md"].read_text()
     assert "1 run that failed after a peer of theirs, counted under that peer's fault" in md_text
     if unknown["unnamed_runs"]:
-        assert f"{_runs_text(unknown['unnamed_runs'])} of unknown that no line names a fault for" in md_text
+        assert f"{_runs(unknown['unnamed_runs'])} of unknown that no line names a fault for" in md_text
     today = dt.datetime.now(dt.timezone.utc).date()
     con = store.connect(db, read_only=True)
     now = build_report(con, week_of(today), inventory=INVENTORY)
@@ -704,10 +705,6 @@ def test_pods_of_one_operator_job_its_only_family_and_a_week_under_way(tmp_path)
     assert now["week_complete"] is False
     paths = write_report(now, tmp_path / "now")
     assert "is not over" in paths["md"].read_text() and "is not over" in paths["html"].read_text()
-
-
-def _runs_text(n: int) -> str:
-    return f"{n} run" + ("" if n == 1 else "s")
 
 
 def test_the_labeling_queue_counts_the_hours_of_a_run_without_container_times(tmp_path):
