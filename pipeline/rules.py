@@ -1225,11 +1225,12 @@ _SRUN_EXITED = re.compile(r"srun: error: \S+: tasks? [\d,-]+: Exited with exit c
 # the other tools' word on how the process ended: Kubernetes (kubectl describe's "Exit Code:", a container
 # status' "exitCode"), paddle.distributed.launch's footer (behind a node's "[host] " or "host: " tag when
 # pdsh or srun --label run it on several), and "<x> exited / finished with code|status N" (an
-# IDE's "Process finished with exit code", an entrypoint script's, docker compose's, kubectl exec's), and
+# IDE's "Process finished with exit code", an entrypoint script's, docker compose's, kubectl exec's,
+# ModelArts' "Training end with return code: 1"), and
 # `docker ps -a`'s status column ("Exited (137) 2 minutes ago"), a docker build's failed step (the classic
 # builder's "returned a non-zero code: 1", BuildKit's "did not complete successfully: exit code: 1")
 _TOOL_EXITED = re.compile(r'^\s*Exit Code:\s+(\d+)\s*$|"exitCode"\s*:\s*(\d+)|^(?:\[[\w.:-]+\]\s*|[\w.-]+:\s+)?(?:LAUNCH INFO\b.*?)?\bExit code (-?\d+)\s*$|'
-                          r"\b(?:exited|terminated|finished|ended) with (?:exit |return )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
+                          r"\b(?:exited|terminated|finished|ended|end) with (?:exit |return )?(?:status|code)\s*[:=]?\s*(-?\d+)\b|"
                           r"\b(?:exited|terminated|finished|ended) with (-?\d+)\s*[.)]?\s*$|"   # a wrapper's "trainer exited with 0"
                           r"\bExited \((\d+)\) [\w ]{1,30}? ago\b|"
                           r"^The command .{1,400}. returned a non-zero code: (\d+)\s*$|did not complete successfully: exit code: (\d+)\s*$|"

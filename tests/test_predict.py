@@ -781,6 +781,13 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
       "OSError: [Errno 24] Too many open files",
       "SystemError: (Fatal) Blocking queue is killed because the data reader raises an exception."],
      "open_files_limit", "Too many open files"),
+    # the kubelet killed the container for its liveness probe: exit 137 without OOMKilled is not memory
+    (["    State:          Waiting", "      Reason:       CrashLoopBackOff", "    Last State:     Terminated",
+      "      Reason:       Error", "      Exit Code:    137",
+      "  Warning  Unhealthy  3m (x3 over 4m)  kubelet  Liveness probe failed: Get \"http://10.233.64.211:8189/health\": "
+      "dial tcp 10.233.64.211:8189: connect: connection refused",
+      "  Normal   Killing    3m               kubelet  Container ner failed liveness probe, will be restarted"],
+     "liveness_probe_killed", "liveness probe"),
 ])
 def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_path, lines, remedy_id, said):
     from pipeline.predict import predict_paths
@@ -813,7 +820,7 @@ def test_a_binary_file_is_nothing_to_read_and_an_unknown_the_model_chose_says_so
 def test_look_alikes_of_the_faults_outside_the_taxonomy_keep_their_cause(tmp_path):
     """A job that leaks file handles under a limit of 1048576 is its own bug, not the container's limit; a GPU
     warning inside an image build that succeeded is expected (a build gets no GPU); pip's missing version gets
-    the index remedy, not "pin versions"."""
+    the index remedy, not "pin versions"; a liveness kill the OOM killer made first is memory."""
     from pipeline.predict import predict_paths
     leak = tmp_path / "leak.log"
     leak.write_text("+ ulimit -n\n1048576\n" + "".join(f"epoch 1 step {i} loss 0.{i:03d}\n" for i in range(10))
@@ -832,7 +839,11 @@ def test_look_alikes_of_the_faults_outside_the_taxonomy_keep_their_cause(tmp_pat
                    "ERROR: Could not find a version that satisfies the requirement paddlepaddle-gpu==2.6.1.post120 "
                    "(from versions: 2.5.2, 2.6.0, 2.6.1, 2.6.2)\n"
                    "ERROR: No matching distribution found for paddlepaddle-gpu==2.6.1.post120\n")
-    out_leak, out_build, out_pip = predict_paths([str(leak), str(build), str(pip)], shipped_models())
+    oom = tmp_path / "oom.log"   # the same kill when the OOM killer struck first: memory, as it says
+    oom.write_text("    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n"
+                   "  Normal   Killing    3m   kubelet  Container ner failed liveness probe, will be restarted\n")
+    out_leak, out_build, out_pip, out_oom = predict_paths([str(leak), str(build), str(pip), str(oom)], shipped_models())
+    assert out_oom["category"] == "host_oom" and out_oom["remedy_id"] != "liveness_probe_killed", out_oom
     assert out_leak["remedy_id"] != "open_files_limit" and out_leak["reason"] != "fault", out_leak
     assert out_build["category"] == "no_failure", out_build
     assert out_pip["category"] == "python_dependency_conflict" and out_pip["remedy_id"] == "version_not_on_the_index"

@@ -990,6 +990,9 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     assert shell_status(["ERROR: Job failed: exit code 137"]) == 137
     assert shell_status(["Error: Process completed with exit code 2."]) == 2
     assert shell_status(["The job succeeded, we think"]) is None
+    # a managed platform's word on the job's script (ModelArts), even when "Training completed." follows it
+    assert shell_status(["[ModelArts Service Log]Training end with return code: 1",
+                         "[ModelArts Service Log]Training completed."]) == 1
     # a docker build's failed step, classic and BuildKit
     assert shell_status(["The command '/bin/sh -c pip install paddlepaddle-gpu==2.5.2.post117' returned a non-zero code: 1"]) == 1
     assert shell_status(['ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not complete '
