@@ -1859,6 +1859,11 @@ def test_a_remedy_narrower_than_the_category_is_chosen_by_what_the_evidence_says
     assert rules.remedy_for("unknown", ["CUDA error(214), uncorrectable ECC error encountered."]).id \
         == "gpu_hardware_fault"
     assert rules.remedy_for("gpu_oom", []) is None
+    # NCCL told to use InfiniBand in an image without the verbs libraries: those, not libGL's packages
+    assert rules.remedy_for("system_lib_missing", ["NCCL INFO Failed to open libibverbs.so[.1]",
+                                                   "init.cc:129 NCCL WARN Error: network IB not found."]).id \
+        == "rdma_libraries_missing"
+    assert rules.remedy_for("system_lib_missing", ["ImportError: libGL.so.1: cannot open shared object file"]) is None
     # NCCL's healthy probing of the fabric is no InfiniBand fault; a peer that went away has its own remedy
     assert rules.remedy_for("distributed_comm_failure", ["NCCL INFO NET/IB : No device found.",
                                                          "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0"]) is None
