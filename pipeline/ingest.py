@@ -152,9 +152,12 @@ def _find_manifest_row(rows, head: bytes):
     return None
 
 
-def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
+def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> tuple[int, list[str]]:
+    """Insert or refresh the runs found: (how many are new, the ids of those only registered before).
+    A run an interrupted ingest registered and killed before any of its files was committed is new
+    to this one: nothing of it was there (a summary after kill -9 must not say "0 new, 42 grown")."""
     if not runs:
-        return 0
+        return 0, []
     frame = pd.DataFrame([{
         "run_id": r.run_id, "host": r.host, "kind": r.kind, "container_id": r.container_id,
         "name": r.name, "namespace": r.namespace, "pod": r.pod, "image": r.image,
@@ -164,6 +167,10 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
     } for r in runs])
     known = store.scalar(con, "SELECT count(*) FROM runs")
     con.register("new_runs", frame)
+    registered_only = [r[0] for r in con.execute("""
+        SELECT r.run_id FROM runs r JOIN new_runs n USING (run_id)
+        WHERE r.first_ingest IN (SELECT ingest_id FROM ingests WHERE status IS DISTINCT FROM 'done')
+          AND NOT EXISTS (SELECT 1 FROM files f WHERE f.run_id = r.run_id)""").fetchall()]
     con.execute("""
         INSERT INTO runs (run_id, host, kind, container_id, name, namespace, pod, image, image_tag,
                           exit_code, oom_killed, started_at, finished_at, labels, n_events,
@@ -180,7 +187,7 @@ def _upsert_runs(con, runs: list[sources.Run], ingest_id: int) -> int:
             labels = excluded.labels, name = excluded.name
     """, [ingest_id, ingest_id])
     con.unregister("new_runs")
-    return store.scalar(con, "SELECT count(*) FROM runs") - known
+    return store.scalar(con, "SELECT count(*) FROM runs") - known + len(registered_only), registered_only
 
 
 def _lighten(runs: list[sources.Run]) -> None:
@@ -882,7 +889,7 @@ def ingest(source: str, db: str, params: dict | None = None,
                 gc.enable()
             gc.freeze()    # and later collections need not look at them again
         summary.runs = len(runs)
-        summary.new_runs = _upsert_runs(con, runs, ingest_id)
+        summary.new_runs, registered_only = _upsert_runs(con, runs, ingest_id)
         _lighten(runs)
         if problems:
             con.executemany("INSERT INTO problems VALUES (?, NULL, ?, ?, ?, ?)",
@@ -914,8 +921,9 @@ def ingest(source: str, db: str, params: dict | None = None,
         summary.cpu["write"] = writer.sink.cpu
         summary.cpu["total"] = time.process_time() - cpu_started
         summary.templates = store.scalar(con, "SELECT count(*) FROM templates")
-        summary.grown_runs = store.scalar(con, "SELECT count(*) FROM runs WHERE last_ingest = ? AND first_ingest < ?",
-                                          [ingest_id, ingest_id])
+        summary.grown_runs = store.scalar(
+            con, "SELECT count(*) FROM runs WHERE last_ingest = ? AND first_ingest < ? AND NOT list_contains(?, run_id)",
+            [ingest_id, ingest_id, registered_only])
         summary.seconds = time.perf_counter() - started
         con.execute("""UPDATE ingests SET finished_at = now(), status = 'done', files_read = ?, lines = ?,
                        events = ?, new_templates = ?, problems = ? WHERE ingest_id = ?""",

@@ -147,8 +147,9 @@ class CrashRun:
         self._run(self.clean, "none", 0, check=True)
         self.killed = self._run(self.crashed, where, after)
 
-    def rerun(self) -> None:
-        self._run(self.crashed, "none", 0, check=True)
+    def rerun(self):
+        """The crashed warehouse run again to completion; the finished process (stdout captured)."""
+        return self._run(self.crashed, "none", 0, check=True, capture_output=True, text=True)
 
 
 @pytest.fixture(scope="session")

@@ -155,7 +155,7 @@ if where == "events":      # inside a chunk transaction, after its events were i
     ing.write_batch = crash_then(ing.write_batch)
 elif where == "mining":    # phase 2, after Drain3 ran, before its transaction commits
     mining.TemplateMiner.learn = crash_then(mining.TemplateMiner.learn)
-ing.ingest(sys.argv[1], sys.argv[2])
+print(ing.ingest(sys.argv[1], sys.argv[2]).line(sys.argv[2]))
 """
 
 
@@ -167,8 +167,15 @@ def test_kill_9_then_rerun_equals_uninterrupted(tmp_path, where, after, path):
     assert run.killed.returncode == -9
     table = "templates" if where == "mining" else "events"
     assert q(run.crashed, f"SELECT count(*) FROM {table}")[0][0] < q(run.clean, f"SELECT count(*) FROM {table}")[0][0]
-    run.rerun()
+    (runs, unread), = q(run.crashed, "SELECT count(*), count(*) FILTER (WHERE run_id NOT IN (SELECT run_id FROM files)) "
+                                     "FROM runs")
+    rerun = run.rerun()
     assert snapshot(run.crashed) == snapshot(run.clean)
+    # the rerun's summary: a run of which nothing was committed is new to it, not "grown"
+    if where == "events":
+        assert unread > 0 and f"({unread} new, " in rerun.stdout, rerun.stdout
+        grown = int(rerun.stdout.split(" new, ")[1].split(" grown")[0])
+        assert grown <= runs - unread, rerun.stdout
 
 
 def test_lock_stops_a_second_nightly_and_wait_waits(fleet, tmp_path):
