@@ -1200,7 +1200,7 @@ _WRAPPER = re.compile(r"^(?:sudo\s+(?:-\S+\s+)*|time\s+|env\s+(?:\w+=\S*\s+)*|ti
 _PROBE_COMMAND = re.compile(r"^(?:ldconfig|grep|egrep|ls|ll|find|findmnt|mount|df|du|stat|test|\[|which|whereis|"
                             r"type|command|jobs|dpkg|rpm|apt|cat|head|tail|curl|wget|nc|ncat|ping|telnet|ss|"
                             r"netstat|nslookup|dig|getent|host|id|printenv|lsmod|modinfo|ldd|file|readlink|"
-                            r"[<>]\s*/dev/tcp/|pip3? (?:list|show|freeze)|conda list)\b")
+                            r"(?:echo\s*)?[<>]\s*/dev/tcp/|pip3? (?:list|show|freeze)|conda list)\b")   # bash's port probe
 
 
 def _status_of_a_probe(line: str) -> bool:

@@ -788,6 +788,12 @@ def test_evidence_skips_a_programs_info_lines_a_bare_exception_name_and_repeats(
       "dial tcp 10.233.64.211:8189: connect: connection refused",
       "  Normal   Killing    3m               kubelet  Container ner failed liveness probe, will be restarted"],
      "liveness_probe_killed", "liveness probe"),
+    # a cron job in the C locale: Python writes the job's Chinese labels as ASCII and fails, not the job's code
+    (["loaded 2048 lines from /data/batch_0819.jsonl", "Traceback (most recent call last):",
+      '  File "tools/infer_cls.py", line 111, in main',
+      '    print("{}\\t{}".format(item["id"], label_map[pred]))',
+      "UnicodeEncodeError: 'ascii' codec can't encode characters in position 9-10: ordinal not in range(128)"],
+     "locale_without_utf8", "'ascii' codec"),
 ])
 def test_a_fault_outside_the_taxonomy_that_the_log_states_decides_unknown(tmp_path, lines, remedy_id, said):
     from pipeline.predict import predict_paths

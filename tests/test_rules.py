@@ -937,7 +937,8 @@ def test_the_exit_status_a_shell_printed_is_the_runs_exit_code_in_a_paste():
     # the status of a look around typed after the run (a search, a listing, a port probe) is not the run's
     probes = ['$ ldconfig -p | grep -E "nvinfer|nvonnx" ; echo "exit=$?"',
               '$ kubectl -n ads exec trainer-0 -- timeout 5 bash -c "</dev/tcp/10.244.21.11/8001" ; echo rc=$?',
-              "(base) mlops@eval-3:~/det$ findmnt /mnt/models; echo $?", "$ pip list | grep -i paddle ; echo rc=$?"]
+              "(base) mlops@eval-3:~/det$ findmnt /mnt/models; echo $?", "$ pip list | grep -i paddle ; echo rc=$?",
+              "$ kubectl -n rec exec ps-0 -- timeout 3 bash -c 'echo > /dev/tcp/127.0.0.1/8000' ; echo rc=$?"]
     for probe in probes:
         assert shell_status([*crash, probe, "rc=0"]) is None, probe
         assert shell_status([*crash, *asked, "1", probe, "rc=0"]) == 1, probe
