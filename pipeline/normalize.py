@@ -191,24 +191,30 @@ def _date_prefix(raw: str, ybm: dict | None) -> str | None:
 # "[1,0]<stderr>:", torchrun "[rank0]:", Ray "(RayTrainWorker pid=123, ip=10.0.0.3) ", kubectl logs
 # --prefix "[pod/name/container] ", docker compose "trainer-1  | ", Airflow's task log
 # "[2024-07-22, 03:10:49 UTC] {process_utils.py:190} INFO - " (its subprocess's output, tracebacks
-# included, is relayed line by line) and a quoted paste's "> ". It hides the header and the
+# included, is relayed line by line), Slurm's srun --label "0: " (right-aligned, " 3: ", past 10
+# tasks) and a quoted paste's "> ". It hides the header and the
 # traceback shapes behind it, so it goes like an envelope. ASCII classes only: ingest's columnar
 # path runs the same pattern in RE2.
 RELAY_PREFIX = (r"(?:\[[0-9]+,[0-9]+\]<(?:stdout|stderr|stddiag)>:|\[(?:rank|default)[0-9]+\]:"
                 r"|(?:\((?:[A-Za-z_][A-Za-z0-9_.]* )?pid=[0-9]+(?:, ip=[0-9.]+)?\)|\[pod/[^\]/ ]+/[^\] ]+\]) "
                 r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2}[^\]\[]{0,40}\] \{[A-Za-z0-9_.-]+\.py:[0-9]+\} [A-Z]+ - "
-                r"|[A-Za-z0-9][A-Za-z0-9_.-]*[-_][0-9]+ +\| |(?:> )+)")
+                r"|[A-Za-z0-9][A-Za-z0-9_.-]*[-_][0-9]+ +\| | {0,3}[0-9]{1,4}: |(?:> )+)")
 _RELAY_RE = re.compile(RELAY_PREFIX)
 def may_be_relayed(line: str) -> bool:
     """A cheap test that passes every line with a relay prefix, and few others: a "[2026/11/29 ...]"
-    header fails it (no "r", "d" or "p" second, no "," among the next characters), and a
-    "[2024-07-22 03:10:49,123] [ INFO]" header goes no further than a look for Airflow's "} "."""
+    header fails it (no "r", "d" or "p" second, no "," among the next characters), a
+    "[2024-07-22 03:10:49,123] [ INFO]" header goes no further than a look for Airflow's "} ", and a
+    "2024-07-22 03:10:49" or an indented line no further than a look for ": " in its first 8 characters."""
     c = line[:1]
     if c == "[":
         d = line[1:2]
         return d in ("r", "d", "p") or (d.isdigit() and ("," in line[2:7] or (line[5:6] == "-" and "} " in line[20:100])))
     if c == "(" or c == ">":
         return True
+    if c.isdigit() or c == " ":   # srun --label's task number: digits (after a pad) up to ": "
+        i = line.find(": ", 1, 8)
+        if i > 0 and line[:i].lstrip(" ").isdigit() and line[:i].isascii():
+            return True
     return c.isalnum() and "| " in line[:80]
 
 

@@ -224,6 +224,16 @@ def test_relayed_lines_same_warehouse_on_both_paths(tmp_path):
                 {"image": "paddlepaddle/paddle:2.6.0", "exit_code": 1})
     col, line = both_paths(compose, tmp_path / "c")
     assert_same(col, line)
+    # and so is srun --label's task number ("0: ", " 3: " past 10 tasks): the tag is gone on both paths
+    slurm = tmp_path / "slurm"
+    write_plain(slurm, "h05", "step", [f"{k % 12:>{1 + (k % 2)}}: " + line for k, line in
+                                       enumerate(run_lines(rng, 60, failure=2))],
+                {"image": "paddlepaddle/paddle:2.6.0", "exit_code": 1})
+    col, line = both_paths(slurm, tmp_path / "s")
+    assert_same(col, line)
+    with duckdb.connect(str(tmp_path / "s" / "columnar.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM events WHERE regexp_matches(coalesce(text, message), "
+                           "'^ ?[0-9]{1,2}: ')").fetchall()[0][0] == 0
 
 
 def test_an_escape_or_a_relay_tag_beside_invalid_utf8_does_not_stop_the_batch(tmp_path):

@@ -394,7 +394,7 @@ RELAYS = ["[1,0]<stderr>:", "[rank3]:", "(RayTrainWorker pid=4242, ip=10.0.0.3) 
           "[pod/train-job-0/trainer] ", "trainer-1  | ", "paddle_serving_1 | ", "> ", "> > ",
           "[2024-07-22, 03:10:49 UTC] {process_utils.py:190} INFO - ",
           "[2021-03-04 12:00:01,123] {taskinstance.py:1150} INFO - ",
-          "[2024-07-22T03:10:49.123+0000] {subprocess.py:93} INFO - "]
+          "[2024-07-22T03:10:49.123+0000] {subprocess.py:93} INFO - ", "0: ", " 7: ", "12: "]
 
 
 @pytest.mark.parametrize("relay", RELAYS)
@@ -411,7 +411,7 @@ def test_relay_prefixes_go_like_an_envelope(relay):
 def test_lines_like_a_relay_prefix_are_kept():
     kept = ["[2026/11/29 10:00:00] ppocr INFO: x", "(base) user@host:~$ python train.py", "[pod/x] y",
             "(pid=12)no space", "[1,0] <stderr>: spaced", ">>> import paddle", "Epoch  | loss 0.5",
-            " 50%|#####     | 5/10"]
+            " 50%|#####     | 5/10", "12:30: compiled", "3.14: pi", "12345: five digits"]
     df = one(kept)
     assert [t.strip() for t in df.text] == [kept[0].split("INFO: ")[1], *(k.strip() for k in kept[1:])]
 
