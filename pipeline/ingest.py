@@ -16,6 +16,7 @@ import contextlib
 import gc
 import hashlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -876,8 +877,10 @@ def ingest(source: str, db: str, params: dict | None = None,
         if es is not None:  # files of a batch killed before its commit
             eventstore.remove_orphans(con, es)
         ingest_id = store.scalar(con, "SELECT coalesce(max(ingest_id), 0) + 1 FROM ingests")
+        # a local root as the file system knows it: "data/raw", "./data/raw/" and its absolute path are one
+        # source (which problems are still true is judged per source: tester 19's stale rows); a URL as given
         con.execute("INSERT INTO ingests (ingest_id, source, started_at, status) VALUES (?, ?, now(), 'running')",
-                    [ingest_id, source])
+                    [ingest_id, source if "://" in source else os.path.realpath(source)])
         summary = IngestSummary(ingest_id=ingest_id, source=source)
         clock = _Clock(summary.cpu)
         cpu_started = time.process_time()
