@@ -233,3 +233,28 @@ def test_settings_come_from_params_and_round_trip():
                         "extra_delimiters": ["="]}
     miner = TemplateMiner(**settings)
     assert miner.drain.sim_th == 0.7 and miner.drain.route_masked and miner.join_variable_runs
+
+
+def test_the_inlined_search_mines_exactly_what_drain3s_own_does():
+    """LogmlDrain.fast_match (Drain3's loop with get_seq_distance inlined) and the search TemplateMiner hands
+    on to add_log_message are speed only: the same templates, keys and counts as Drain3's own code, on
+    messages that hit every branch (equal scores, parameters, a literal "<*>" in a message, joins by shape)."""
+    from drain3.drain import Drain
+
+    from pipeline.mining import LogmlDrain
+    rng = random.Random(11)
+    words = ["load", "model", "failed", "GPU", "<NUM>", "<PATH>", "<*>", "ok", "rank", "<IP>", "error", "at"]
+    messages = sorted({" ".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(4000)})
+    settings = dict(sim_th=0.5, depth=4, route_masked=True, join_variable_runs=True)
+
+    def mined(plain: bool):
+        miner = TemplateMiner(**settings)
+        if plain:   # Drain3's fast_match, and no answer handed on
+            miner.drain.fast_match = lambda *a: Drain.fast_match(miner.drain, *a)
+            miner.drain.tree_search = lambda *a: LogmlDrain.tree_search(miner.drain, *a) \
+                if setattr(miner.drain, "searched", None) is None else None
+        keys = miner.learn(messages)
+        return keys, [(t.template_key, t.cluster_id, t.template, t.initial_template) for t in miner.templates()]
+
+    fast, plain = mined(False), mined(True)
+    assert fast == plain and len(fast[1]) > 100
