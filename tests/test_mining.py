@@ -249,10 +249,15 @@ def test_the_inlined_search_mines_exactly_what_drain3s_own_does():
 
     def mined(plain: bool):
         miner = TemplateMiner(**settings)
-        if plain:   # Drain3's fast_match, and no answer handed on
-            miner.drain.fast_match = lambda *a: Drain.fast_match(miner.drain, *a)
-            miner.drain.tree_search = lambda *a: LogmlDrain.tree_search(miner.drain, *a) \
-                if setattr(miner.drain, "searched", None) is None else None
+        if plain:   # Drain3's fast_match, and every search made afresh (no answer handed on)
+            drain = miner.drain
+
+            def search_afresh(*args):
+                drain.searched = None
+                return LogmlDrain.tree_search(drain, *args)
+
+            drain.fast_match = lambda *args: Drain.fast_match(drain, *args)
+            drain.tree_search = search_afresh
         keys = miner.learn(messages)
         return keys, [(t.template_key, t.cluster_id, t.template, t.initial_template) for t in miner.templates()]
 
